@@ -1,0 +1,138 @@
+//===- Engine.h - compile einsums to JIT kernels and run them ---*- C++ -*-===//
+//
+// Part of the einsum-mlir project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The engine turns (equation, operand shapes, element type, options) into a
+// JIT-compiled kernel through the einsum-to-llvm pipeline and
+// mlir::ExecutionEngine (O3, host CPU features), caches kernels by everything
+// that changes their code, and runs them on caller buffers.
+//
+// Equation kernels use the in-place calling convention: the generated function
+// takes every operand and the output as memrefs, wraps them with
+// `bufferization.to_tensor restrict` and writes the result with
+// `bufferization.materialize_in_destination`, so one-shot bufferization
+// computes straight into the caller's output buffer.
+//
+// Module kernels run a function of a user's .mlir file that takes and returns
+// ranked tensors; the result is returned in a buffer that the kernel
+// allocates and the engine copies out.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EINSUM_ENGINE_ENGINE_H
+#define EINSUM_ENGINE_ENGINE_H
+
+#include "einsum/Dialect/Einsum/Utils/EinsumEquation.h"
+#include "einsum/Engine/Tensor.h"
+
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace mlir {
+class MLIRContext;
+class ExecutionEngine;
+class ModuleOp;
+namespace einsum {
+
+/// What changes a kernel's code.
+struct CompileOptions {
+  /// "cpu" (the only target so far).
+  std::string target = "cpu";
+  /// Lower bf16 conversions to integer arithmetic.
+  bool expandBF16 = true;
+
+  /// A string that differs whenever the options differ.
+  std::string getCacheKey() const;
+};
+
+/// The stages whose IR can be printed.
+enum class Stage { Einsum, Linalg, LLVMDialect, LLVMIR };
+std::optional<Stage> parseStage(llvm::StringRef name);
+
+/// A compiled kernel.
+class Kernel {
+public:
+  ~Kernel();
+
+  /// Runs the kernel. Equation kernels write into `output`, which is
+  /// (re)allocated when its type does not fit; module kernels replace
+  /// `output` with the returned tensor. Input shapes must be the ones the
+  /// kernel was compiled for (dynamic dims of a module function: any size).
+  llvm::Error run(llvm::ArrayRef<const HostTensor *> inputs,
+                  HostTensor &output) const;
+
+  /// The output shape and element type (equation kernels only).
+  llvm::ArrayRef<int64_t> getOutputShape() const { return outputShape; }
+  ElementType getElementType() const { return elementType; }
+  /// Floating-point operations of one run: per point of the iteration space,
+  /// one multiply per operand after the first and one add (0 when unknown).
+  double getFlops() const { return flops; }
+  /// Seconds spent in the pass pipeline and in JIT code generation.
+  double getCompileSeconds() const { return compileSeconds; }
+
+private:
+  friend class Engine;
+  Kernel() = default;
+
+  std::unique_ptr<ExecutionEngine> engine;
+  void (*function)(void **) = nullptr;
+  bool returnsResult = false;
+  /// Expected input shapes (kDynamicSize: any) and element types.
+  llvm::SmallVector<llvm::SmallVector<int64_t>> inputShapes;
+  llvm::SmallVector<ElementType> inputTypes;
+  llvm::SmallVector<int64_t> outputShape;
+  ElementType elementType = ElementType::F32;
+  unsigned resultRank = 0;
+  double flops = 0;
+  double compileSeconds = 0;
+};
+
+/// Owns an MLIR context and a kernel cache. Thread-safe.
+class Engine {
+public:
+  Engine();
+  ~Engine();
+
+  /// Compiles an equation for the given operand shapes and element type, or
+  /// returns the cached kernel. Errors are the equation layer's diagnostics.
+  llvm::Expected<std::shared_ptr<Kernel>>
+  compile(llvm::StringRef equation,
+          llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+          ElementType elementType, const CompileOptions &options = {});
+
+  /// Prints the IR of an equation kernel after `stage`.
+  llvm::Expected<std::string>
+  emit(llvm::StringRef equation,
+       llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+       ElementType elementType, Stage stage,
+       const CompileOptions &options = {});
+
+  /// Compiles function `entry` of the .mlir source `source` (`name` names it
+  /// in diagnostics).
+  llvm::Expected<std::shared_ptr<Kernel>>
+  compileModule(llvm::StringRef source, llvm::StringRef name,
+                llvm::StringRef entry, const CompileOptions &options = {});
+  /// Prints the IR of function `entry`'s module after `stage`.
+  llvm::Expected<std::string> emitModule(llvm::StringRef source,
+                                         llvm::StringRef name,
+                                         llvm::StringRef entry, Stage stage,
+                                         const CompileOptions &options = {});
+
+  /// Number of kernels in the cache, and how many compiles it answered.
+  size_t getCacheSize() const;
+  size_t getCacheHits() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace einsum
+} // namespace mlir
+
+#endif // EINSUM_ENGINE_ENGINE_H

@@ -1,0 +1,38 @@
+//===- Npy.h - reading and writing .npy files -------------------*- C++ -*-===//
+//
+// Part of the einsum-mlir project.
+//
+//===----------------------------------------------------------------------===//
+//
+// NumPy's .npy format, versions 1.0, 2.0 and 3.0, for the six element types:
+// '<f4', '<f8', '<f2', '<i4', '<i8', and bf16 as 2-byte void ('<V2' / '|V2',
+// which is how ml_dtypes' bfloat16 arrays are saved). Headers are validated
+// strictly; Fortran-order arrays are read and converted to C order; 0-d
+// arrays are scalars.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EINSUM_ENGINE_NPY_H
+#define EINSUM_ENGINE_NPY_H
+
+#include "einsum/Engine/Tensor.h"
+
+#include "llvm/Support/Error.h"
+
+namespace mlir {
+namespace einsum {
+
+/// Reads an .npy file; errors name the file and what is wrong.
+llvm::Expected<HostTensor> readNpy(llvm::StringRef path);
+/// Parses .npy bytes (`name` is used in error messages).
+llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
+                                    llvm::StringRef name);
+/// Writes a C-order .npy (version 1.0) file.
+llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor);
+/// The bytes of a C-order .npy (version 1.0) file.
+std::string serializeNpy(const HostTensor &tensor);
+
+} // namespace einsum
+} // namespace mlir
+
+#endif // EINSUM_ENGINE_NPY_H

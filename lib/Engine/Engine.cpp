@@ -1,0 +1,535 @@
+//===- Engine.cpp - compile einsums to JIT kernels and run them -*- C++ -*-===//
+//
+// Part of the einsum-mlir project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "einsum/Engine/Engine.h"
+
+#include "einsum/Dialect/Einsum/IR/EinsumOps.h"
+#include "einsum/InitAll.h"
+#include "einsum/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::einsum;
+
+static constexpr llvm::StringLiteral kKernelName = "einsum_kernel";
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+static double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+std::string CompileOptions::getCacheKey() const {
+  return target + (expandBF16 ? "/bf16x" : "/bf16n");
+}
+
+std::optional<Stage> mlir::einsum::parseStage(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<Stage>>(name)
+      .Case("einsum", Stage::Einsum)
+      .Case("linalg", Stage::Linalg)
+      .Case("llvm-dialect", Stage::LLVMDialect)
+      .Case("llvm-ir", Stage::LLVMIR)
+      .Default(std::nullopt);
+}
+
+//===----------------------------------------------------------------------===//
+// Memref descriptors
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A ranked memref descriptor as the C interface lays it out: allocated and
+/// aligned pointers, offset, sizes, strides; all 8-byte fields.
+struct Descriptor {
+  std::vector<int64_t> fields;
+
+  Descriptor(unsigned rank) : fields(3 + 2 * rank, 0) {}
+  Descriptor(void *data, llvm::ArrayRef<int64_t> shape,
+             llvm::ArrayRef<int64_t> strides)
+      : Descriptor(shape.size()) {
+    std::memcpy(&fields[0], &data, sizeof(void *));
+    std::memcpy(&fields[1], &data, sizeof(void *));
+    for (auto [i, size] : llvm::enumerate(shape)) {
+      fields[3 + i] = size;
+      fields[3 + shape.size() + i] = strides[i];
+    }
+  }
+  unsigned rank() const { return (fields.size() - 3) / 2; }
+  void *allocated() const {
+    void *p;
+    std::memcpy(&p, &fields[0], sizeof(void *));
+    return p;
+  }
+  char *aligned() const {
+    char *p;
+    std::memcpy(&p, &fields[1], sizeof(void *));
+    return p;
+  }
+  int64_t offset() const { return fields[2]; }
+  int64_t size(unsigned i) const { return fields[3 + i]; }
+  int64_t stride(unsigned i) const { return fields[3 + rank() + i]; }
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Kernel
+//===----------------------------------------------------------------------===//
+
+Kernel::~Kernel() = default;
+
+llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
+                        HostTensor &output) const {
+  if (inputs.size() != inputShapes.size())
+    return makeError("the kernel takes " + llvm::Twine(inputShapes.size()) +
+                     " inputs, but " + llvm::Twine(inputs.size()) +
+                     " were given");
+  std::vector<Descriptor> descriptors;
+  descriptors.reserve(inputs.size() + 1);
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    llvm::ArrayRef<int64_t> expected = inputShapes[i];
+    llvm::ArrayRef<int64_t> shape = input->getShape();
+    bool fits = input->getElementType() == inputTypes[i] &&
+                shape.size() == expected.size();
+    for (unsigned d = 0; fits && d < shape.size(); ++d)
+      fits = expected[d] == kDynamicSize || expected[d] == shape[d];
+    if (!fits) {
+      std::string want;
+      for (int64_t d : expected)
+        want += (d == kDynamicSize ? std::string("?") : std::to_string(d)) +
+                "x";
+      want += getName(inputTypes[i]).str();
+      return makeError("input " + llvm::Twine(i) + " has type " +
+                       input->getTypeString() + ", but the kernel expects " +
+                       want);
+    }
+    descriptors.emplace_back(const_cast<void *>(input->data()), shape,
+                             input->getStrides());
+  }
+
+  std::vector<void *> descriptorPointers;
+  if (!returnsResult) {
+    if (output.getElementType() != elementType ||
+        output.getShape() != llvm::ArrayRef<int64_t>(outputShape) ||
+        !output.data())
+      output = HostTensor(elementType, outputShape);
+    descriptors.emplace_back(output.data(), output.getShape(),
+                             output.getStrides());
+  } else {
+    descriptors.emplace(descriptors.begin(), resultRank);
+  }
+  for (Descriptor &d : descriptors)
+    descriptorPointers.push_back(d.fields.data());
+  std::vector<void *> args;
+  for (void *&p : descriptorPointers)
+    args.push_back(&p);
+  function(args.data());
+  if (!returnsResult)
+    return llvm::Error::success();
+
+  // Copy the returned memref (any strides) into a fresh tensor, then free it:
+  // the deallocation pipeline makes returned buffers owned by the caller.
+  const Descriptor &result = descriptors.front();
+  llvm::SmallVector<int64_t> shape;
+  for (unsigned d = 0; d < resultRank; ++d)
+    shape.push_back(result.size(d));
+  HostTensor tensor(elementType, shape);
+  size_t width = getByteWidth(elementType);
+  char *out = static_cast<char *>(tensor.data());
+  llvm::SmallVector<int64_t> index(resultRank, 0);
+  for (int64_t linear = 0, n = tensor.getNumElements(); linear < n;
+       ++linear) {
+    int64_t source = result.offset();
+    for (unsigned d = 0; d < resultRank; ++d)
+      source += index[d] * result.stride(d);
+    std::memcpy(out + linear * width, result.aligned() + source * width,
+                width);
+    for (int d = resultRank - 1; d >= 0; --d) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  std::free(result.allocated());
+  output = std::move(tensor);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Engine
+//===----------------------------------------------------------------------===//
+
+struct Engine::Impl {
+  MLIRContext context;
+  mutable std::mutex mutex;
+  std::map<std::string, std::shared_ptr<Kernel>> cache;
+  size_t hits = 0;
+
+  Impl() : context(makeRegistry(), MLIRContext::Threading::DISABLED) {
+    context.loadAllAvailableDialects();
+  }
+  static DialectRegistry makeRegistry() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    registerAllToLLVMIRTranslations(registry);
+    return registry;
+  }
+
+  /// Runs `build` on `module`, returning the diagnostics as an error.
+  llvm::Error runPipeline(ModuleOp module,
+                          llvm::function_ref<void(OpPassManager &)> build);
+  /// Lowers `module` to `stage` (Einsum: nothing to do).
+  llvm::Error lower(ModuleOp module, Stage stage,
+                    const CompileOptions &options);
+  llvm::Expected<std::string> print(ModuleOp module, Stage stage);
+  llvm::Error jit(ModuleOp module, Kernel &kernel, llvm::StringRef name);
+
+  llvm::Expected<OwningOpRef<ModuleOp>>
+  buildEquationModule(llvm::StringRef equation,
+                      llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+                      ElementType elementType, EinsumResolution &resolution);
+  llvm::Expected<OwningOpRef<ModuleOp>>
+  parseModule(llvm::StringRef source, llvm::StringRef name,
+              llvm::StringRef entry, func::FuncOp &function);
+};
+
+Engine::Engine() : impl(std::make_unique<Impl>()) {
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+}
+
+Engine::~Engine() = default;
+
+llvm::Error
+Engine::Impl::runPipeline(ModuleOp module,
+                          llvm::function_ref<void(OpPassManager &)> build) {
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error) {
+      os << diag.getLocation() << ": " << diag.str() << "\n";
+      for (Diagnostic &note : diag.getNotes())
+        os << note.getLocation() << ": note: " << note.str() << "\n";
+    }
+    return success();
+  });
+  PassManager pm(&context, ModuleOp::getOperationName());
+  build(pm);
+  if (failed(pm.run(module)))
+    return makeError("compilation failed" +
+                     (diagnostics.empty() ? std::string()
+                                          : ":\n" + diagnostics));
+  return llvm::Error::success();
+}
+
+llvm::Error Engine::Impl::lower(ModuleOp module, Stage stage,
+                                const CompileOptions &options) {
+  if (options.target != "cpu")
+    return makeError("unknown target '" + options.target +
+                     "' (this build supports: cpu)");
+  if (stage == Stage::Einsum)
+    return llvm::Error::success();
+  if (stage == Stage::Linalg)
+    return runPipeline(module, [](OpPassManager &pm) {
+      buildEinsumToLinalgPipeline(pm);
+    });
+  return runPipeline(module, [&](OpPassManager &pm) {
+    EinsumToLLVMPipelineOptions pipelineOptions;
+    pipelineOptions.expandBF16 = options.expandBF16;
+    buildEinsumToLLVMPipeline(pm, pipelineOptions);
+  });
+}
+
+llvm::Expected<std::string> Engine::Impl::print(ModuleOp module, Stage stage) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (stage != Stage::LLVMIR) {
+    module.print(os);
+    return text;
+  }
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return makeError("translation to LLVM IR failed");
+  llvmModule->print(os, nullptr);
+  return text;
+}
+
+llvm::Error Engine::Impl::jit(ModuleOp module, Kernel &kernel,
+                              llvm::StringRef name) {
+  auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!tmBuilder)
+    return tmBuilder.takeError();
+  tmBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto targetMachine = tmBuilder->createTargetMachine();
+  if (!targetMachine)
+    return targetMachine.takeError();
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
+                                               /*sizeLevel=*/0,
+                                               targetMachine->get());
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  // memref.copy of strided views calls into the C runner utils.
+  static const llvm::StringRef runtimeLibs[] = {
+      EINSUM_MLIR_LIB_DIR "/libmlir_c_runner_utils.so"};
+  engineOptions.sharedLibPaths = runtimeLibs;
+  engineOptions.enableGDBNotificationListener = false;
+  engineOptions.enablePerfNotificationListener = false;
+  auto engine = ExecutionEngine::create(module, engineOptions,
+                                        std::move(*targetMachine));
+  if (!engine)
+    return engine.takeError();
+  auto function = (*engine)->lookupPacked(("_mlir_ciface_" + name).str());
+  if (!function)
+    return function.takeError();
+  kernel.function = *function;
+  kernel.engine = std::move(*engine);
+  return llvm::Error::success();
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>> Engine::Impl::buildEquationModule(
+    llvm::StringRef equation, llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+    ElementType elementType, EinsumResolution &resolution) {
+  llvm::Expected<EinsumResolution> resolved = resolveEinsum(equation, shapes);
+  if (!resolved)
+    return resolved.takeError();
+  for (const EinsumLoopDim &dim : resolved->dims)
+    if (dim.isDynamic())
+      return makeError("dynamic dimension sizes cannot be compiled into an "
+                       "equation kernel; give static shapes");
+  resolution = std::move(*resolved);
+
+  OpBuilder b(&context);
+  Location loc = NameLoc::get(b.getStringAttr("einsum: " + equation));
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  Type type = getMLIRType(elementType, &context);
+  SmallVector<Type> argTypes;
+  for (const llvm::SmallVector<int64_t> &shape : shapes)
+    argTypes.push_back(MemRefType::get(shape, type));
+  argTypes.push_back(MemRefType::get(resolution.outputShape, type));
+
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(b, loc, kKernelName,
+                                   b.getFunctionType(argTypes, {}));
+  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                b.getUnitAttr());
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  SmallVector<Value> tensors;
+  for (unsigned i = 0; i < shapes.size(); ++i)
+    tensors.push_back(bufferization::ToTensorOp::create(
+        b, loc, RankedTensorType::get(shapes[i], type), body->getArgument(i),
+        /*restrict=*/true, /*writable=*/false));
+  auto contract = ContractOp::create(b, loc, b.getStringAttr(equation),
+                                     tensors);
+  auto materialize = bufferization::MaterializeInDestinationOp::create(
+      b, loc, contract.getResult(), body->getArguments().back());
+  materialize.setRestrict(true);
+  materialize.setWritable(true);
+  func::ReturnOp::create(b, loc);
+  if (failed(verify(*module)))
+    return makeError("internal error: the kernel module does not verify");
+  return std::move(module);
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+Engine::Impl::parseModule(llvm::StringRef source, llvm::StringRef name,
+                          llvm::StringRef entry, func::FuncOp &function) {
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, name), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, os);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module)
+    return makeError(llvm::StringRef(diagnostics).rtrim());
+
+  function = module->lookupSymbol<func::FuncOp>(entry);
+  if (!function || function.isExternal()) {
+    std::string names;
+    for (auto f : module->getOps<func::FuncOp>())
+      if (!f.isExternal())
+        names += (names.empty() ? "@" : ", @") + f.getSymName().str();
+    return makeError(name + ": no function @" + entry + " with a body" +
+                     (names.empty() ? std::string()
+                                    : " (functions: " + names + ")"));
+  }
+  FunctionType type = function.getFunctionType();
+  for (auto [i, argType] : llvm::enumerate(type.getInputs())) {
+    auto tensorType = dyn_cast<RankedTensorType>(argType);
+    if (!tensorType || !fromMLIRType(tensorType.getElementType()))
+      return makeError(name + ": argument " + llvm::Twine(i) + " of @" +
+                       entry +
+                       " must be a ranked tensor of f32, f64, f16, bf16, "
+                       "i32 or i64");
+  }
+  if (type.getNumResults() != 1 ||
+      !isa<RankedTensorType>(type.getResult(0)) ||
+      !fromMLIRType(
+          cast<RankedTensorType>(type.getResult(0)).getElementType()))
+    return makeError(name + ": @" + entry +
+                     " must return exactly one ranked tensor of a supported "
+                     "element type");
+  function->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                    UnitAttr::get(&context));
+  return std::move(module);
+}
+
+llvm::Expected<std::shared_ptr<Kernel>>
+Engine::compile(llvm::StringRef equation,
+                llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+                ElementType elementType, const CompileOptions &options) {
+  std::string key = equation.str() + "|" + getName(elementType).str() + "|" +
+                    options.getCacheKey();
+  for (const llvm::SmallVector<int64_t> &shape : shapes) {
+    key += "|";
+    for (int64_t d : shape)
+      key += std::to_string(d) + "x";
+  }
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  auto it = impl->cache.find(key);
+  if (it != impl->cache.end()) {
+    ++impl->hits;
+    return it->second;
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  EinsumResolution resolution;
+  auto module =
+      impl->buildEquationModule(equation, shapes, elementType, resolution);
+  if (!module)
+    return module.takeError();
+  if (llvm::Error err = impl->lower(**module, Stage::LLVMDialect, options))
+    return std::move(err);
+  std::shared_ptr<Kernel> kernel(new Kernel());
+  if (llvm::Error err = impl->jit(**module, *kernel, kKernelName))
+    return std::move(err);
+  for (const llvm::SmallVector<int64_t> &shape : shapes) {
+    kernel->inputShapes.push_back(shape);
+    kernel->inputTypes.push_back(elementType);
+  }
+  kernel->outputShape.assign(resolution.outputShape.begin(),
+                             resolution.outputShape.end());
+  kernel->elementType = elementType;
+  kernel->resultRank = resolution.numOutputDims();
+  kernel->flops =
+      static_cast<double>(resolution.iterationCount().value_or(0)) *
+      shapes.size();
+  kernel->compileSeconds = secondsSince(start);
+  impl->cache.emplace(key, kernel);
+  return kernel;
+}
+
+llvm::Expected<std::string>
+Engine::emit(llvm::StringRef equation,
+             llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+             ElementType elementType, Stage stage,
+             const CompileOptions &options) {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  EinsumResolution resolution;
+  auto module =
+      impl->buildEquationModule(equation, shapes, elementType, resolution);
+  if (!module)
+    return module.takeError();
+  if (llvm::Error err = impl->lower(**module, stage, options))
+    return std::move(err);
+  return impl->print(**module, stage);
+}
+
+llvm::Expected<std::shared_ptr<Kernel>>
+Engine::compileModule(llvm::StringRef source, llvm::StringRef name,
+                      llvm::StringRef entry, const CompileOptions &options) {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  auto start = std::chrono::steady_clock::now();
+  func::FuncOp function;
+  auto module = impl->parseModule(source, name, entry, function);
+  if (!module)
+    return module.takeError();
+  std::shared_ptr<Kernel> kernel(new Kernel());
+  kernel->returnsResult = true;
+  FunctionType type = function.getFunctionType();
+  for (Type argType : type.getInputs()) {
+    auto tensorType = cast<RankedTensorType>(argType);
+    kernel->inputShapes.emplace_back(tensorType.getShape());
+    kernel->inputTypes.push_back(*fromMLIRType(tensorType.getElementType()));
+  }
+  auto resultType = cast<RankedTensorType>(type.getResult(0));
+  kernel->elementType = *fromMLIRType(resultType.getElementType());
+  kernel->resultRank = resultType.getRank();
+  kernel->outputShape.assign(resultType.getShape().begin(),
+                             resultType.getShape().end());
+  // FLOPs of the einsums in the entry function whose shapes are static.
+  function.walk([&](ContractOp op) {
+    EinsumResolution res = op.getResolution();
+    if (std::optional<uint64_t> points = res.iterationCount())
+      kernel->flops += static_cast<double>(*points) * op.getInputs().size();
+  });
+  if (llvm::Error err = impl->lower(**module, Stage::LLVMDialect, options))
+    return std::move(err);
+  if (llvm::Error err = impl->jit(**module, *kernel, entry))
+    return std::move(err);
+  kernel->compileSeconds = secondsSince(start);
+  return kernel;
+}
+
+llvm::Expected<std::string>
+Engine::emitModule(llvm::StringRef source, llvm::StringRef name,
+                   llvm::StringRef entry, Stage stage,
+                   const CompileOptions &options) {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  func::FuncOp function;
+  auto module = impl->parseModule(source, name, entry, function);
+  if (!module)
+    return module.takeError();
+  if (llvm::Error err = impl->lower(**module, stage, options))
+    return std::move(err);
+  return impl->print(**module, stage);
+}
+
+size_t Engine::getCacheSize() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->cache.size();
+}
+
+size_t Engine::getCacheHits() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->hits;
+}

@@ -1,0 +1,305 @@
+//===- Npy.cpp - reading and writing .npy files -----------------*- C++ -*-===//
+//
+// Part of the einsum-mlir project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "einsum/Engine/Npy.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::einsum;
+using llvm::StringRef;
+
+static const char kMagic[] = "\x93NUMPY";
+
+namespace {
+/// A strict reader of the Python dict literal in an .npy header, e.g.
+/// {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+class HeaderParser {
+public:
+  HeaderParser(StringRef text) : text(text) {}
+
+  llvm::Error parse(std::string &descr, bool &fortranOrder,
+                    llvm::SmallVector<int64_t> &shape) {
+    bool haveDescr = false, haveOrder = false, haveShape = false;
+    skipSpace();
+    if (!consume('{'))
+      return error("expected '{'");
+    while (true) {
+      skipSpace();
+      if (consume('}'))
+        break;
+      std::string key;
+      if (llvm::Error err = parseString(key))
+        return err;
+      skipSpace();
+      if (!consume(':'))
+        return error("expected ':' after '" + key + "'");
+      skipSpace();
+      if (key == "descr") {
+        if (haveDescr)
+          return error("duplicate key 'descr'");
+        haveDescr = true;
+        if (llvm::Error err = parseString(descr))
+          return err;
+      } else if (key == "fortran_order") {
+        if (haveOrder)
+          return error("duplicate key 'fortran_order'");
+        haveOrder = true;
+        if (text.consume_front("True"))
+          fortranOrder = true;
+        else if (text.consume_front("False"))
+          fortranOrder = false;
+        else
+          return error("'fortran_order' must be True or False");
+      } else if (key == "shape") {
+        if (haveShape)
+          return error("duplicate key 'shape'");
+        haveShape = true;
+        if (llvm::Error err = parseShape(shape))
+          return err;
+      } else {
+        return error("unexpected key '" + key + "'");
+      }
+      skipSpace();
+      if (consume(','))
+        continue;
+      skipSpace();
+      if (consume('}'))
+        break;
+      return error("expected ',' or '}'");
+    }
+    skipSpace();
+    if (!text.empty())
+      return error("unexpected text after the header dictionary");
+    if (!haveDescr || !haveOrder || !haveShape)
+      return error("the header needs the keys 'descr', 'fortran_order' and "
+                   "'shape'");
+    return llvm::Error::success();
+  }
+
+private:
+  llvm::Error error(const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "malformed header: " + message);
+  }
+  void skipSpace() { text = text.ltrim(" \t\n"); }
+  bool consume(char c) { return text.consume_front(StringRef(&c, 1)); }
+
+  llvm::Error parseString(std::string &out) {
+    if (text.empty() || (text.front() != '\'' && text.front() != '"'))
+      return error("expected a quoted string");
+    char quote = text.front();
+    size_t end = text.find(quote, 1);
+    if (end == StringRef::npos)
+      return error("unterminated string");
+    out = text.substr(1, end - 1).str();
+    text = text.drop_front(end + 1);
+    return llvm::Error::success();
+  }
+
+  llvm::Error parseShape(llvm::SmallVector<int64_t> &shape) {
+    if (!consume('('))
+      return error("'shape' must be a tuple");
+    bool needComma = false;
+    while (true) {
+      skipSpace();
+      if (consume(')'))
+        break;
+      if (needComma)
+        return error("expected ',' in 'shape'");
+      size_t digits = 0;
+      while (digits < text.size() && llvm::isDigit(text[digits]))
+        ++digits;
+      uint64_t value;
+      if (digits == 0 || text.take_front(digits).getAsInteger(10, value) ||
+          value > (uint64_t(1) << 40))
+        return error("'shape' must hold non-negative integers");
+      shape.push_back(static_cast<int64_t>(value));
+      text = text.drop_front(digits);
+      // A trailing 'L' is how Python 2 wrote longs.
+      consume('L');
+      skipSpace();
+      needComma = !consume(',');
+    }
+    return llvm::Error::success();
+  }
+
+  StringRef text;
+};
+} // namespace
+
+static std::optional<ElementType> elementTypeOfDescr(StringRef descr) {
+  if (descr == "<f4")
+    return ElementType::F32;
+  if (descr == "<f8")
+    return ElementType::F64;
+  if (descr == "<f2")
+    return ElementType::F16;
+  if (descr == "<i4")
+    return ElementType::I32;
+  if (descr == "<i8")
+    return ElementType::I64;
+  if (descr == "<V2" || descr == "|V2")
+    return ElementType::BF16;
+  return std::nullopt;
+}
+
+static StringRef descrOfElementType(ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+    return "<f4";
+  case ElementType::F64:
+    return "<f8";
+  case ElementType::F16:
+    return "<f2";
+  case ElementType::BF16:
+    return "<V2";
+  case ElementType::I32:
+    return "<i4";
+  case ElementType::I64:
+    return "<i8";
+  }
+  llvm_unreachable("unknown element type");
+}
+
+llvm::Expected<HostTensor> mlir::einsum::parseNpy(StringRef bytes,
+                                                  StringRef name) {
+  auto fail = [&](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   name + ": " + message);
+  };
+  if (bytes.size() < 10 || !bytes.starts_with(StringRef(kMagic, 6)))
+    return fail("not an .npy file (bad magic string)");
+  unsigned major = static_cast<unsigned char>(bytes[6]);
+  unsigned minor = static_cast<unsigned char>(bytes[7]);
+  if (major < 1 || major > 3 || minor != 0)
+    return fail("unsupported .npy version " + llvm::Twine(major) + "." +
+                llvm::Twine(minor));
+  size_t lengthBytes = major == 1 ? 2 : 4;
+  if (bytes.size() < 8 + lengthBytes)
+    return fail("truncated header");
+  size_t headerLength = 0;
+  for (size_t i = 0; i < lengthBytes; ++i)
+    headerLength |= static_cast<size_t>(static_cast<unsigned char>(
+                        bytes[8 + i]))
+                    << (8 * i);
+  size_t dataOffset = 8 + lengthBytes + headerLength;
+  if (bytes.size() < dataOffset)
+    return fail("truncated header");
+  StringRef header = bytes.substr(8 + lengthBytes, headerLength);
+  if (!header.ends_with("\n"))
+    return fail("malformed header: it must end with a newline");
+
+  std::string descr;
+  bool fortranOrder = false;
+  llvm::SmallVector<int64_t> shape;
+  if (llvm::Error err = HeaderParser(header).parse(descr, fortranOrder, shape))
+    return fail(llvm::toString(std::move(err)));
+
+  std::optional<ElementType> type = elementTypeOfDescr(descr);
+  if (!type) {
+    std::string why = "unsupported element type '" + descr + "'";
+    if (StringRef(descr).contains('O'))
+      why += " (object arrays cannot be read)";
+    else if (StringRef(descr).starts_with(">"))
+      why += " (big-endian data is not supported)";
+    return fail(why + "; supported: <f4, <f8, <f2, <i4, <i8 and <V2 (bf16)");
+  }
+
+  HostTensor tensor(*type, shape);
+  size_t expected = tensor.getNumBytes();
+  size_t available = bytes.size() - dataOffset;
+  if (available < expected)
+    return fail("truncated data: " + llvm::Twine(available) +
+                " bytes, but shape and type need " + llvm::Twine(expected));
+  if (available > expected)
+    return fail(llvm::Twine(available - expected) +
+                " unexpected bytes after the data");
+  const char *data = bytes.data() + dataOffset;
+  if (!fortranOrder || tensor.getRank() < 2) {
+    std::memcpy(tensor.data(), data, expected);
+    return std::move(tensor);
+  }
+
+  // Fortran order: element (i0, ..., in) is at sum(ik * fstride_k) with the
+  // first index varying fastest.
+  size_t width = getByteWidth(*type);
+  unsigned rank = tensor.getRank();
+  llvm::SmallVector<int64_t> fortranStrides(rank, 1);
+  for (unsigned k = 1; k < rank; ++k)
+    fortranStrides[k] = fortranStrides[k - 1] * shape[k - 1];
+  llvm::SmallVector<int64_t> index(rank, 0);
+  char *out = static_cast<char *>(tensor.data());
+  for (int64_t linear = 0, n = tensor.getNumElements(); linear < n;
+       ++linear) {
+    int64_t source = 0;
+    for (unsigned k = 0; k < rank; ++k)
+      source += index[k] * fortranStrides[k];
+    std::memcpy(out + linear * width, data + source * width, width);
+    for (int k = rank - 1; k >= 0; --k) {
+      if (++index[k] < shape[k])
+        break;
+      index[k] = 0;
+    }
+  }
+  return std::move(tensor);
+}
+
+llvm::Expected<HostTensor> mlir::einsum::readNpy(StringRef path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!file)
+    return llvm::createStringError(file.getError(),
+                                   path + ": cannot read the file: " +
+                                       file.getError().message());
+  return parseNpy((*file)->getBuffer(), path);
+}
+
+std::string mlir::einsum::serializeNpy(const HostTensor &tensor) {
+  std::string dict = "{'descr': '" + descrOfElementType(tensor.getElementType()).str() +
+                     "', 'fortran_order': False, 'shape': (";
+  for (auto [i, d] : llvm::enumerate(tensor.getShape())) {
+    if (i)
+      dict += ", ";
+    dict += std::to_string(d);
+  }
+  if (tensor.getRank() == 1)
+    dict += ",";
+  dict += "), }";
+  // Pad with spaces so that the data starts at a multiple of 64 bytes.
+  size_t total = 10 + dict.size() + 1;
+  dict.append((64 - total % 64) % 64, ' ');
+  dict += '\n';
+  std::string out(kMagic, 6);
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(dict.size() & 0xff);
+  out += static_cast<char>((dict.size() >> 8) & 0xff);
+  out += dict;
+  out.append(static_cast<const char *>(tensor.data()), tensor.getNumBytes());
+  return out;
+}
+
+llvm::Error mlir::einsum::writeNpy(StringRef path, const HostTensor &tensor) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return llvm::createStringError(ec, path + ": cannot write the file: " +
+                                           ec.message());
+  os << serializeNpy(tensor);
+  os.close();
+  if (os.has_error())
+    return llvm::createStringError(os.error(),
+                                   path + ": write failed: " +
+                                       os.error().message());
+  return llvm::Error::success();
+}

@@ -1,0 +1,28 @@
+//===- InitAll.cpp - register everything einsum-mlir provides ---*- C++ -*-===//
+//
+// Part of the einsum-mlir project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "einsum/InitAll.h"
+
+#include "einsum/Conversion/Passes.h"
+#include "einsum/Dialect/Einsum/IR/EinsumDialect.h"
+#include "einsum/Pipelines/Pipelines.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+
+void mlir::einsum::registerAllDialects(DialectRegistry &registry) {
+  registry.insert<EinsumDialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+}
+
+void mlir::einsum::registerAllPasses() {
+  mlir::registerAllPasses();
+  registerEinsumConversionPasses();
+  registerEinsumPipelines();
+}

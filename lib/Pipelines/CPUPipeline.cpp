@@ -1,0 +1,95 @@
+//===- CPUPipeline.cpp - einsum to LLVM dialect pipeline --------*- C++ -*-===//
+//
+// Part of the einsum-mlir project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "einsum/Pipelines/Pipelines.h"
+
+#include "einsum/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::einsum;
+
+void mlir::einsum::buildEinsumToLinalgPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertEinsumToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::einsum::buildEinsumBufferizePipeline(OpPassManager &pm) {
+  // Lets the result be computed straight into the destination buffer of a
+  // `bufferization.materialize_in_destination` (the in-place calling
+  // convention of the engine's kernels).
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferizeOptions;
+  bufferizeOptions.bufferizeFunctionBoundaries = true;
+  bufferizeOptions.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+}
+
+void mlir::einsum::buildEinsumLowerToLLVMPipeline(
+    OpPassManager &pm, const EinsumToLLVMPipelineOptions &options) {
+  // convert-einsum-to-linalg ordered the loop dimensions; the loop nest keeps
+  // that order.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  if (options.expandBF16) {
+    arith::ArithExpandOpsPassOptions expandOptions;
+    expandOptions.includeBf16 = true;
+    pm.addPass(arith::createArithExpandOpsPass(expandOptions));
+  }
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::einsum::buildEinsumToLLVMPipeline(
+    OpPassManager &pm, const EinsumToLLVMPipelineOptions &options) {
+  buildEinsumToLinalgPipeline(pm);
+  buildEinsumBufferizePipeline(pm);
+  buildEinsumLowerToLLVMPipeline(pm, options);
+}
+
+void mlir::einsum::registerEinsumPipelines() {
+  PassPipelineRegistration<>(
+      "einsum-to-linalg-pipeline",
+      "Lower einsum.contract to linalg on tensors",
+      [](OpPassManager &pm) { buildEinsumToLinalgPipeline(pm); });
+  PassPipelineRegistration<>(
+      "einsum-bufferize-pipeline",
+      "Bufferize in place (one-shot, identity layouts) and deallocate",
+      [](OpPassManager &pm) { buildEinsumBufferizePipeline(pm); });
+  PassPipelineRegistration<EinsumToLLVMPipelineOptions>(
+      "einsum-lower-to-llvm-pipeline",
+      "Lower bufferized linalg to loops and to the LLVM dialect",
+      buildEinsumLowerToLLVMPipeline);
+  PassPipelineRegistration<EinsumToLLVMPipelineOptions>(
+      "einsum-to-llvm-pipeline",
+      "Compile einsum.contract on tensors to the LLVM dialect for the CPU",
+      buildEinsumToLLVMPipeline);
+}

@@ -1,0 +1,342 @@
+//===- einsum-run.cpp - compile and run einsums from the command line -----===//
+//
+// Part of the einsum-mlir project.
+//
+//===----------------------------------------------------------------------===//
+//
+//   einsum-run --equation='bij,bjk->bik' --input=@a.npy --input=3x5x4xf32
+//              [--output=c.npy] [--check] [--benchmark=N] [--emit=STAGE]
+//   einsum-run kernels.mlir --entry=NAME --input=... (same flags)
+//
+// An input is @FILE.npy, SHAPExTYPE (deterministic random data from --seed),
+// SHAPExTYPE=@FILE.npy (the file must have that type) or SHAPExTYPE=iota
+// (0, 1, 2, ... in row-major order). Every error is one line on stderr and
+// exit status 1; nothing is written then.
+//
+//===----------------------------------------------------------------------===//
+
+#include "einsum/Engine/Engine.h"
+#include "einsum/Engine/Npy.h"
+#include "einsum/Engine/Reference.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::einsum;
+namespace cl = llvm::cl;
+using llvm::SmallVector;
+
+static cl::OptionCategory category("einsum-run options");
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("[kernels.mlir]"),
+                                      cl::init(""), cl::cat(category));
+static cl::opt<std::string>
+    equationOpt("equation",
+                cl::desc("The einsum equation, verbatim (may be empty or hold "
+                         "spaces)"),
+                cl::value_desc("EQUATION"), cl::cat(category));
+static cl::list<std::string>
+    inputOpts("input",
+              cl::desc("An operand: @FILE.npy, SHAPExTYPE (random), "
+                       "SHAPExTYPE=@FILE.npy or SHAPExTYPE=iota"),
+              cl::value_desc("SPEC"), cl::cat(category));
+static cl::opt<std::string>
+    outputOpt("output", cl::desc("Write the result to this .npy file"),
+              cl::value_desc("FILE.npy"), cl::init(""), cl::cat(category));
+static cl::opt<std::string>
+    entryOpt("entry", cl::desc("Function of the .mlir file to run"),
+             cl::value_desc("NAME"), cl::init("main"), cl::cat(category));
+static cl::opt<std::string>
+    emitOpt("emit",
+            cl::desc("Print the IR after a stage and stop: einsum, linalg, "
+                     "llvm-dialect or llvm-ir"),
+            cl::value_desc("STAGE"), cl::init(""), cl::cat(category));
+static cl::opt<bool>
+    checkOpt("check",
+             cl::desc("Compare with the reference evaluator; exit 1 on a "
+                      "mismatch"),
+             cl::init(false), cl::cat(category));
+static cl::opt<unsigned>
+    benchmarkOpt("benchmark",
+                 cl::desc("Run N timed repetitions and print compile time, "
+                          "median and minimum run time and GFLOP/s"),
+                 cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<uint64_t> seedOpt("seed",
+                                 cl::desc("Seed of the random inputs"),
+                                 cl::init(0), cl::cat(category));
+
+namespace {
+/// One line on stderr, exit status 1.
+[[noreturn]] void fail(const llvm::Twine &message) {
+  llvm::errs() << "einsum-run: error: " << message << "\n";
+  std::exit(1);
+}
+
+void failOn(llvm::Error err, llvm::StringRef prefix = "") {
+  if (!err)
+    return;
+  fail(prefix + llvm::toString(std::move(err)));
+}
+
+template <typename T>
+T check(llvm::Expected<T> value, llvm::StringRef prefix = "") {
+  if (!value)
+    failOn(value.takeError(), prefix);
+  return std::move(*value);
+}
+
+/// A parsed --input.
+struct InputSpec {
+  std::optional<std::pair<llvm::SmallVector<int64_t>, ElementType>> type;
+  std::string path;
+  bool iota = false;
+};
+
+InputSpec parseInputSpec(llvm::StringRef spec, unsigned index) {
+  InputSpec result;
+  auto bad = [&]() {
+    fail(llvm::formatv("input {0}: '{1}' is not an input (expected "
+                       "@FILE.npy, SHAPExTYPE, SHAPExTYPE=@FILE.npy or "
+                       "SHAPExTYPE=iota, with TYPE one of f32, f64, f16, "
+                       "bf16, i32, i64)",
+                       index, spec));
+  };
+  if (spec.consume_front("@")) {
+    if (spec.empty())
+      bad();
+    result.path = spec.str();
+    return result;
+  }
+  auto [typeText, source] = spec.split('=');
+  result.type = parseTensorType(typeText);
+  if (!result.type)
+    bad();
+  if (spec.contains('=')) {
+    if (source == "iota")
+      result.iota = true;
+    else if (source.consume_front("@") && !source.empty())
+      result.path = source.str();
+    else
+      bad();
+  }
+  return result;
+}
+
+std::string typeString(llvm::ArrayRef<int64_t> shape, ElementType type) {
+  std::string s;
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + getName(type).str();
+}
+
+HostTensor materialize(const InputSpec &spec, unsigned index, uint64_t seed) {
+  if (!spec.path.empty()) {
+    HostTensor tensor =
+        check(readNpy(spec.path), ("input " + llvm::Twine(index) + ": ").str());
+    if (spec.type && (tensor.getShape() !=
+                          llvm::ArrayRef<int64_t>(spec.type->first) ||
+                      tensor.getElementType() != spec.type->second))
+      fail(llvm::formatv("input {0}: {1} holds a {2} array, but {3} was "
+                         "given",
+                         index, spec.path, tensor.getTypeString(),
+                         typeString(spec.type->first, spec.type->second)));
+    return tensor;
+  }
+  HostTensor tensor(spec.type->second, spec.type->first);
+  if (spec.iota)
+    fillIota(tensor);
+  else
+    fillRandom(tensor, seed * 1000003ull + index * 7919ull + 1);
+  return tensor;
+}
+
+//===----------------------------------------------------------------------===//
+// numpy-style printing
+//===----------------------------------------------------------------------===//
+
+std::string formatElement(const HostTensor &t, int64_t i) {
+  if (!isFloat(t.getElementType()))
+    return std::to_string(t.getAsInt(i));
+  double v = t.getAsDouble(i);
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v < 0 ? "-inf" : "inf";
+  std::string s = llvm::formatv("{0}", llvm::format("%.8g", v)).str();
+  if (s.find_first_of(".e") == std::string::npos)
+    s += ".";
+  return s;
+}
+
+void printArray(llvm::raw_ostream &os, const HostTensor &t) {
+  llvm::ArrayRef<int64_t> shape = t.getShape();
+  if (shape.empty()) {
+    os << formatElement(t, 0) << "\n";
+    return;
+  }
+  llvm::SmallVector<int64_t> strides = t.getStrides();
+  // Like numpy, summarize large arrays: 3 items at each end of every axis.
+  bool summarize = t.getNumElements() > 1000;
+  std::function<void(unsigned, int64_t)> print = [&](unsigned dim,
+                                                      int64_t base) {
+    os << "[";
+    int64_t n = shape[dim];
+    for (int64_t k = 0; k < n; ++k) {
+      if (summarize && n > 6 && k == 3) {
+        os << "...";
+        k = n - 3;
+        if (dim + 1 == shape.size())
+          os << ", ";
+        else
+          os << ",\n" << std::string(dim + 1, ' ');
+      }
+      if (dim + 1 == shape.size())
+        os << formatElement(t, base + k);
+      else
+        print(dim + 1, base + k * strides[dim]);
+      if (k + 1 < n) {
+        if (dim + 1 == shape.size()) {
+          os << ", ";
+        } else {
+          os << ",\n";
+          for (unsigned blank = dim + 2; blank < shape.size(); ++blank)
+            os << "\n";
+          os << std::string(dim + 1, ' ');
+        }
+      }
+    }
+    os << "]";
+  };
+  print(0, 0);
+  os << "\n";
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "einsum-run: compile an einsum with MLIR, run it on the CPU and check "
+      "it\n\n"
+      "  einsum-run --equation='bij,bjk->bik' --input=@a.npy "
+      "--input=3x5x4xf32 --output=c.npy\n"
+      "  einsum-run kernels.mlir --entry=NAME --input=...\n");
+
+  bool moduleMode = !inputFile.empty();
+  if (moduleMode == (equationOpt.getNumOccurrences() > 0))
+    fail("give either --equation=EQUATION or an .mlir file (with --entry)");
+  std::optional<Stage> stage;
+  if (!emitOpt.empty()) {
+    stage = parseStage(emitOpt);
+    if (!stage)
+      fail("unknown --emit stage '" + emitOpt +
+           "' (expected einsum, linalg, llvm-dialect or llvm-ir)");
+  }
+
+  SmallVector<InputSpec> specs;
+  for (auto [i, spec] : llvm::enumerate(inputOpts))
+    specs.push_back(parseInputSpec(spec, i));
+
+  Engine engine;
+  CompileOptions options;
+  std::shared_ptr<Kernel> kernel;
+  std::optional<EinsumResolution> resolution;
+  SmallVector<HostTensor> inputs;
+
+  if (!moduleMode) {
+    // Shapes and the element type come from the inputs; validate them with
+    // the equation layer before anything is read or compiled.
+    for (auto [i, spec] : llvm::enumerate(specs))
+      inputs.push_back(materialize(spec, i, seedOpt));
+    SmallVector<SmallVector<int64_t>> shapes;
+    for (auto [i, input] : llvm::enumerate(inputs)) {
+      shapes.emplace_back(input.getShape());
+      if (input.getElementType() != inputs.front().getElementType())
+        fail(llvm::formatv("operand {0} has element type {1}, but operand 0 "
+                           "has {2}; all operands must have one element type",
+                           i, getName(input.getElementType()),
+                           getName(inputs.front().getElementType())));
+    }
+    if (inputs.empty())
+      fail("no --input given; the equation needs one per operand");
+    resolution = check(resolveEinsum(equationOpt, shapes), "einsum: ");
+    ElementType type = inputs.front().getElementType();
+    if (stage) {
+      llvm::outs() << check(engine.emit(equationOpt, shapes, type, *stage,
+                                        options));
+      return 0;
+    }
+    kernel = check(engine.compile(equationOpt, shapes, type, options));
+  } else {
+    auto file = llvm::MemoryBuffer::getFile(inputFile);
+    if (!file)
+      fail(inputFile + ": cannot read the file: " + file.getError().message());
+    if (stage) {
+      llvm::outs() << check(engine.emitModule((*file)->getBuffer(), inputFile,
+                                              entryOpt, *stage, options));
+      return 0;
+    }
+    kernel = check(engine.compileModule((*file)->getBuffer(), inputFile,
+                                        entryOpt, options));
+    for (auto [i, spec] : llvm::enumerate(specs))
+      inputs.push_back(materialize(spec, i, seedOpt));
+  }
+
+  SmallVector<const HostTensor *> inputPointers;
+  for (HostTensor &input : inputs)
+    inputPointers.push_back(&input);
+  HostTensor output;
+  failOn(kernel->run(inputPointers, output));
+
+  if (checkOpt) {
+    if (!resolution) {
+      // Module mode: the reference needs the equation; a module of one
+      // einsum on the entry's arguments has one.
+      fail("--check needs --equation (module mode has no reference)");
+    }
+    ReferenceResult reference = evaluateReference(*resolution, inputPointers);
+    Comparison cmp = compareWithReference(output, reference);
+    if (!cmp.ok)
+      fail("check failed: " + cmp.message);
+    llvm::outs() << llvm::formatv("check: OK, max abs error {0:e}, "
+                                  "{1:f2} of the tolerance\n",
+                                  cmp.maxAbsError, cmp.maxErrorRatio);
+  }
+
+  if (benchmarkOpt > 0) {
+    std::vector<double> times;
+    for (unsigned i = 0; i < benchmarkOpt; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      failOn(kernel->run(inputPointers, output));
+      times.push_back(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+    }
+    std::sort(times.begin(), times.end());
+    double median = times[times.size() / 2];
+    double best = times.front();
+    llvm::outs() << llvm::formatv(
+        "benchmark: compile {0:f1} ms, median {1:f4} ms, min {2:f4} ms, "
+        "{3:f2} GFLOP/s (median), {4:f2} GFLOP/s (min), {5} runs\n",
+        kernel->getCompileSeconds() * 1e3, median * 1e3, best * 1e3,
+        kernel->getFlops() / median * 1e-9, kernel->getFlops() / best * 1e-9,
+        times.size());
+  }
+
+  if (!outputOpt.empty())
+    failOn(writeNpy(outputOpt, output));
+  else if (!benchmarkOpt)
+    printArray(llvm::outs(), output);
+  return 0;
+}
