@@ -72,8 +72,8 @@ struct ContractOpToGenericPattern : OpConversionPattern<ContractOp> {
     MLIRContext *ctx = op.getContext();
     EinsumResolution res = op.getResolution();
     ValueRange inputs = adaptor.getInputs();
-    auto resultType = cast<RankedTensorType>(op.getResult().getType());
-    Type elementType = resultType.getElementType();
+    Type elementType =
+        cast<RankedTensorType>(op.getResult().getType()).getElementType();
     Type accType =
         isLowPrecisionFloat(elementType) ? rewriter.getF32Type() : elementType;
 
@@ -175,9 +175,6 @@ struct ContractOpToGenericPattern : OpConversionPattern<ContractOp> {
                    .getResult(0);
     }
 
-    // The op's result type may refine the inferred one.
-    if (result.getType() != resultType)
-      result = tensor::CastOp::create(rewriter, loc, resultType, result);
     rewriter.replaceOp(op, result);
     return success();
   }

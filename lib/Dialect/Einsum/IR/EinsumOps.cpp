@@ -100,19 +100,6 @@ ContractOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
-bool ContractOp::isCompatibleReturnTypes(TypeRange inferred,
-                                         TypeRange actual) {
-  // A result type may be more static than the inferred one (a refinement),
-  // but never disagree with it.
-  if (inferred.size() != 1 || actual.size() != 1)
-    return false;
-  auto inferredType = dyn_cast<RankedTensorType>(inferred.front());
-  auto actualType = dyn_cast<RankedTensorType>(actual.front());
-  return inferredType && actualType &&
-         inferredType.getElementType() == actualType.getElementType() &&
-         succeeded(verifyCompatibleShape(inferredType, actualType));
-}
-
 EinsumResolution ContractOp::getResolution() {
   SmallVector<SmallVector<int64_t>> shapes;
   for (Type type : getInputs().getTypes())
@@ -131,10 +118,7 @@ EinsumResolution ContractOp::getResolution() {
 
 OpFoldResult ContractOp::fold(FoldAdaptor) {
   // The identity ("ij->ij", "...->...", "ij") returns its operand.
-  if (getInputs().size() != 1 ||
-      getInputs().front().getType() != getResult().getType())
-    return {};
-  if (!getResolution().isIdentity())
+  if (getInputs().size() != 1 || !getResolution().isIdentity())
     return {};
   return getInputs().front();
 }

@@ -12,7 +12,7 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Einsum_ContractOp : Einsum_Op<"contract", [
-    Pure, InferTypeOpAdaptorWithIsCompatible]> {
+    Pure, InferTypeOpAdaptor]> {
   let summary = "Einstein summation of tensors, as torch.einsum";
   let description = [{
     Multiplies the operands elementwise with their dimensions aligned by the
@@ -33,8 +33,8 @@ def Einsum_ContractOp : Einsum_Op<"contract", [
 
     All operands share one element type (f32, f64, f16, bf16, i32 or i64),
     which is the result's. Dimension sizes may be dynamic; checks that need
-    them are then left to run time. The result type is inferred and may be
-    omitted; a given result type must be compatible with the inferred one.
+    them are then left to run time. The result type is inferred from the
+    equation and the operand types, and is not written in the custom form.
 
     Example:
 

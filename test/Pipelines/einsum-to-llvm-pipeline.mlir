@@ -1,0 +1,43 @@
+// RUN: einsum-opt %s -einsum-to-llvm-pipeline | FileCheck %s
+// RUN: einsum-opt %s -einsum-to-linalg-pipeline | FileCheck %s --check-prefix=LINALG
+// RUN: einsum-opt %s -einsum-to-linalg-pipeline -einsum-bufferize-pipeline | FileCheck %s --check-prefix=BUFFER
+// RUN: einsum-opt %s -einsum-to-linalg-pipeline -einsum-bufferize-pipeline \
+// RUN:   -einsum-lower-to-llvm-pipeline="expand-bf16=false" | FileCheck %s
+
+// The engine's in-place calling convention: operands and result as memrefs.
+// After the whole pipeline only the LLVM dialect is left, and the result is
+// computed straight into the destination (no allocation, no copy).
+
+// LINALG-LABEL: func.func @kernel
+// LINALG-NOT: einsum.contract
+// LINALG: linalg.fill
+// LINALG: linalg.generic
+
+// BUFFER-LABEL: func.func @kernel
+// BUFFER-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<8x16xf32>, %[[C:.*]]: memref<4x16xf32>)
+// BUFFER-NOT: memref.alloc
+// BUFFER-NOT: memref.copy
+// BUFFER: linalg.fill ins(%{{.*}} : f32) outs(%[[C]] : memref<4x16xf32>)
+// BUFFER: linalg.generic
+// BUFFER-SAME: ins(%[[A]], %[[B]] : memref<4x8xf32>, memref<8x16xf32>) outs(%[[C]] : memref<4x16xf32>)
+// BUFFER-NOT: memref.alloc
+// BUFFER-NOT: memref.copy
+// BUFFER: return
+
+// CHECK-LABEL: llvm.func @kernel
+// CHECK-NOT: einsum.
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref.
+// CHECK-NOT: scf.
+// CHECK-NOT: llvm.call @malloc
+// CHECK: llvm.fmul
+// CHECK: llvm.fadd
+// CHECK: llvm.return
+// CHECK-LABEL: llvm.func @_mlir_ciface_kernel
+func.func @kernel(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>) attributes {llvm.emit_c_interface} {
+  %ta = bufferization.to_tensor %a restrict : memref<4x8xf32> to tensor<4x8xf32>
+  %tb = bufferization.to_tensor %b restrict : memref<8x16xf32> to tensor<8x16xf32>
+  %r = einsum.contract "ij,jk->ik"(%ta, %tb) : tensor<4x8xf32>, tensor<8x16xf32>
+  bufferization.materialize_in_destination %r in restrict writable %c : (tensor<4x16xf32>, memref<4x16xf32>) -> ()
+  return
+}

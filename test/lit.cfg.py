@@ -1,0 +1,45 @@
+# -*- Python -*-
+# lit configuration of the einsum-mlir tests.
+
+import os
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "EINSUM"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.einsum_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "Inputs"]
+
+# As MLIR does: every FileCheck variable is scoped to its CHECK-LABEL block,
+# and a prefix that no line uses is an error.
+config.environment["FILECHECK_OPTS"] = (
+    "-enable-var-scope --allow-unused-prefixes=false")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+config.substitutions.append(("%PYTHON", config.python_executable))
+config.substitutions.append(("%einsum_unit_tests", config.einsum_unit_tests))
+config.substitutions.append(("%einsum_src", config.einsum_src_root))
+
+tool_dirs = [config.einsum_tools_dir, config.llvm_tools_dir]
+tools = [
+    ToolSubst("einsum-opt", unresolved="fatal"),
+    ToolSubst("einsum-run", unresolved="fatal"),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# numpy (Debian's python3-numpy) for the comparisons with numpy.einsum.
+try:
+    subprocess.check_call([config.python_executable, "-c", "import numpy"],
+                          stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+    config.available_features.add("numpy")
+except (OSError, subprocess.CalledProcessError):
+    pass
