@@ -112,8 +112,9 @@ llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
                         HostTensor &output) const {
   if (inputs.size() != inputShapes.size())
     return makeError("the kernel takes " + llvm::Twine(inputShapes.size()) +
-                     " inputs, but " + llvm::Twine(inputs.size()) +
-                     " were given");
+                     " input" + (inputShapes.size() == 1 ? "" : "s") +
+                     ", but " + llvm::Twine(inputs.size()) +
+                     (inputs.size() == 1 ? " was" : " were") + " given");
   std::vector<Descriptor> descriptors;
   descriptors.reserve(inputs.size() + 1);
   for (auto [i, input] : llvm::enumerate(inputs)) {
@@ -502,6 +503,22 @@ Engine::compileModule(llvm::StringRef source, llvm::StringRef name,
     if (std::optional<uint64_t> points = res.iterationCount())
       kernel->flops += static_cast<double>(*points) * op.getInputs().size();
   });
+  // Is the function `return einsum.contract(arguments...)`?
+  Block &body = function.getBody().front();
+  if (body.getOperations().size() == 2) {
+    auto op = dyn_cast<ContractOp>(body.front());
+    auto ret = dyn_cast<func::ReturnOp>(body.back());
+    if (op && ret && ret.getNumOperands() == 1 &&
+        ret.getOperand(0) == op.getResult()) {
+      Kernel::SingleEinsum single;
+      single.equation = op.getEquation().str();
+      for (Value input : op.getInputs())
+        if (auto arg = dyn_cast<BlockArgument>(input))
+          single.arguments.push_back(arg.getArgNumber());
+      if (single.arguments.size() == op.getInputs().size())
+        kernel->singleEinsum = std::move(single);
+    }
+  }
   if (llvm::Error err = impl->lower(**module, Stage::LLVMDialect, options))
     return std::move(err);
   if (llvm::Error err = impl->jit(**module, *kernel, entry))

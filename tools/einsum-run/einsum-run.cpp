@@ -260,18 +260,18 @@ int main(int argc, char **argv) {
     for (auto [i, spec] : llvm::enumerate(specs))
       inputs.push_back(materialize(spec, i, seedOpt));
     SmallVector<SmallVector<int64_t>> shapes;
-    for (auto [i, input] : llvm::enumerate(inputs)) {
+    for (const HostTensor &input : inputs)
       shapes.emplace_back(input.getShape());
-      if (input.getElementType() != inputs.front().getElementType())
-        fail(llvm::formatv("operand {0} has element type {1}, but operand 0 "
-                           "has {2}; all operands must have one element type",
-                           i, getName(input.getElementType()),
-                           getName(inputs.front().getElementType())));
-    }
-    if (inputs.empty())
-      fail("no --input given; the equation needs one per operand");
+    // resolve() refuses an operand count that does not fit (an equation has
+    // at least one term), so inputs.front() exists below.
     resolution = check(resolveEinsum(equationOpt, shapes), "einsum: ");
     ElementType type = inputs.front().getElementType();
+    for (auto [i, input] : llvm::enumerate(inputs))
+      if (input.getElementType() != type)
+        fail(llvm::formatv("einsum: operand {0} has element type {1}, but "
+                           "operand 0 has {2}; all operands must have one "
+                           "element type",
+                           i, getName(input.getElementType()), getName(type)));
     if (stage) {
       llvm::outs() << check(engine.emit(equationOpt, shapes, type, *stage,
                                         options));
@@ -291,6 +291,23 @@ int main(int argc, char **argv) {
                                         entryOpt, options));
     for (auto [i, spec] : llvm::enumerate(specs))
       inputs.push_back(materialize(spec, i, seedOpt));
+    // A function that is one einsum of its arguments can be checked too.
+    if (const auto &einsum = kernel->getSingleEinsum()) {
+      SmallVector<SmallVector<int64_t>> shapes;
+      for (unsigned arg : einsum->arguments) {
+        if (arg >= inputs.size())
+          break;
+        shapes.emplace_back(inputs[arg].getShape());
+      }
+      if (shapes.size() == einsum->arguments.size()) {
+        llvm::Expected<EinsumResolution> res =
+            resolveEinsum(einsum->equation, shapes);
+        if (res)
+          resolution = std::move(*res);
+        else
+          llvm::consumeError(res.takeError());
+      }
+    }
   }
 
   SmallVector<const HostTensor *> inputPointers;
@@ -300,12 +317,16 @@ int main(int argc, char **argv) {
   failOn(kernel->run(inputPointers, output));
 
   if (checkOpt) {
-    if (!resolution) {
-      // Module mode: the reference needs the equation; a module of one
-      // einsum on the entry's arguments has one.
-      fail("--check needs --equation (module mode has no reference)");
+    if (!resolution)
+      fail("--check needs an equation: give --equation, or an entry "
+           "function that returns one einsum.contract of its arguments");
+    SmallVector<const HostTensor *> operands = inputPointers;
+    if (moduleMode) {
+      operands.clear();
+      for (unsigned arg : kernel->getSingleEinsum()->arguments)
+        operands.push_back(&inputs[arg]);
     }
-    ReferenceResult reference = evaluateReference(*resolution, inputPointers);
+    ReferenceResult reference = evaluateReference(*resolution, operands);
     Comparison cmp = compareWithReference(output, reference);
     if (!cmp.ok)
       fail("check failed: " + cmp.message);

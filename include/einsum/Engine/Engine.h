@@ -75,6 +75,17 @@ public:
   /// Seconds spent in the pass pipeline and in JIT code generation.
   double getCompileSeconds() const { return compileSeconds; }
 
+  /// For a module function that returns one `einsum.contract` of its
+  /// arguments: the equation and which argument is each operand, so that
+  /// the result can be checked against the reference evaluator.
+  struct SingleEinsum {
+    std::string equation;
+    llvm::SmallVector<unsigned> arguments;
+  };
+  const std::optional<SingleEinsum> &getSingleEinsum() const {
+    return singleEinsum;
+  }
+
 private:
   friend class Engine;
   Kernel() = default;
@@ -90,6 +101,7 @@ private:
   unsigned resultRank = 0;
   double flops = 0;
   double compileSeconds = 0;
+  std::optional<SingleEinsum> singleEinsum;
 };
 
 /// Owns an MLIR context and a kernel cache. Thread-safe.
