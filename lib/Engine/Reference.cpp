@@ -112,20 +112,31 @@ mlir::einsum::evaluateReference(const EinsumResolution &res,
   return result;
 }
 
-/// Unit roundoff of the arithmetic a kernel of `type` accumulates in, and of
-/// the final rounding to `type`.
-static std::pair<double, double> roundoffs(ElementType type) {
+namespace {
+/// How precisely a kernel of one element type computes.
+struct Precision {
+  /// Unit roundoff of the arithmetic it accumulates in.
+  double accumulate;
+  /// Unit roundoff of the final rounding to the element type.
+  double result;
+  /// Half the smallest subnormal of the element type: the absolute error of
+  /// a result in the subnormal range.
+  double subnormal;
+};
+} // namespace
+
+static Precision precisionOf(ElementType type) {
   switch (type) {
   case ElementType::F64:
-    return {0x1p-53, 0x1p-53};
+    return {0x1p-53, 0x1p-53, 0x1p-1074};
   case ElementType::F32:
-    return {0x1p-24, 0x1p-24};
+    return {0x1p-24, 0x1p-24, 0x1p-150};
   case ElementType::F16:
-    return {0x1p-24, 0x1p-11};
+    return {0x1p-24, 0x1p-11, 0x1p-25};
   case ElementType::BF16:
-    return {0x1p-24, 0x1p-8};
+    return {0x1p-24, 0x1p-8, 0x1p-134};
   default:
-    return {0, 0};
+    return {0, 0, 0};
   }
 }
 
@@ -162,14 +173,15 @@ Comparison mlir::einsum::compareWithReference(const HostTensor &actual,
 
   // A rigorous bound for any summation order of `terms` products of
   // `numOperands` factors, plus the final rounding to the element type.
-  auto [uAcc, uOut] = roundoffs(type);
+  Precision precision = precisionOf(type);
   double terms = static_cast<double>(ref.termsPerElement);
-  double rtol = 2.0 * uAcc * (terms + ref.numOperands + 2) + uOut;
+  double rtol = 2.0 * precision.accumulate * (terms + ref.numOperands + 2) +
+                precision.result;
   for (int64_t i = 0; i < n; ++i) {
     double got = actual.getAsDouble(i);
     double expected = ref.values[i];
     double error = std::fabs(got - expected);
-    double tolerance = rtol * ref.absSums[i] + 1e-300;
+    double tolerance = rtol * ref.absSums[i] + precision.subnormal;
     double ratio = error / tolerance;
     if (std::isnan(got) && !std::isnan(expected))
       ratio = INFINITY;
