@@ -13,8 +13,8 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.einsum_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
-                   "Inputs"]
+config.excludes = {"CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "Inputs"}
 
 # As MLIR does: every FileCheck variable is scoped to its CHECK-LABEL block,
 # and a prefix that no line uses is an error.
