@@ -9,6 +9,7 @@
 #include "einsum/Conversion/Passes.h"
 #include "einsum/Dialect/Einsum/IR/EinsumDialect.h"
 #include "einsum/Pipelines/Pipelines.h"
+#include "einsum/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -24,5 +25,6 @@ void mlir::einsum::registerAllDialects(DialectRegistry &registry) {
 void mlir::einsum::registerAllPasses() {
   mlir::registerAllPasses();
   registerEinsumConversionPasses();
+  registerEinsumTransformsPasses();
   registerEinsumPipelines();
 }

@@ -52,7 +52,8 @@ static double secondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 std::string CompileOptions::getCacheKey() const {
-  return target + (expandBF16 ? "/bf16x" : "/bf16n");
+  return target + (expandBF16 ? "/bf16x" : "/bf16n") + "/t" +
+         std::to_string(threads);
 }
 
 std::optional<Stage> mlir::einsum::parseStage(llvm::StringRef name) {
@@ -213,7 +214,8 @@ struct Engine::Impl {
   llvm::Error lower(ModuleOp module, Stage stage,
                     const CompileOptions &options);
   llvm::Expected<std::string> print(ModuleOp module, Stage stage);
-  llvm::Error jit(ModuleOp module, Kernel &kernel, llvm::StringRef name);
+  llvm::Error jit(ModuleOp module, Kernel &kernel, llvm::StringRef name,
+                  const CompileOptions &options);
 
   llvm::Expected<OwningOpRef<ModuleOp>>
   buildEquationModule(llvm::StringRef equation,
@@ -271,6 +273,7 @@ llvm::Error Engine::Impl::lower(ModuleOp module, Stage stage,
   return runPipeline(module, [&](OpPassManager &pm) {
     EinsumToLLVMPipelineOptions pipelineOptions;
     pipelineOptions.expandBF16 = options.expandBF16;
+    pipelineOptions.numThreads = options.threads;
     buildEinsumToLLVMPipeline(pm, pipelineOptions);
   });
 }
@@ -292,7 +295,8 @@ llvm::Expected<std::string> Engine::Impl::print(ModuleOp module, Stage stage) {
 }
 
 llvm::Error Engine::Impl::jit(ModuleOp module, Kernel &kernel,
-                              llvm::StringRef name) {
+                              llvm::StringRef name,
+                              const CompileOptions &options) {
   auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!tmBuilder)
     return tmBuilder.takeError();
@@ -306,9 +310,13 @@ llvm::Error Engine::Impl::jit(ModuleOp module, Kernel &kernel,
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  // memref.copy of strided views calls into the C runner utils.
-  static const llvm::StringRef runtimeLibs[] = {
+  // memref.copy of strided views calls into the C runner utils; threaded
+  // kernels call LLVM 22's OpenMP runtime (the libomp in the multiarch
+  // folder belongs to another LLVM).
+  llvm::SmallVector<llvm::StringRef, 2> runtimeLibs = {
       EINSUM_MLIR_LIB_DIR "/libmlir_c_runner_utils.so"};
+  if (options.threads > 1)
+    runtimeLibs.push_back(EINSUM_MLIR_LIB_DIR "/libomp.so");
   engineOptions.sharedLibPaths = runtimeLibs;
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
@@ -441,7 +449,7 @@ Engine::compile(llvm::StringRef equation,
   if (llvm::Error err = impl->lower(**module, Stage::LLVMDialect, options))
     return std::move(err);
   std::shared_ptr<Kernel> kernel(new Kernel());
-  if (llvm::Error err = impl->jit(**module, *kernel, kKernelName))
+  if (llvm::Error err = impl->jit(**module, *kernel, kKernelName, options))
     return std::move(err);
   for (const llvm::SmallVector<int64_t> &shape : shapes) {
     kernel->inputShapes.push_back(shape);
@@ -521,7 +529,7 @@ Engine::compileModule(llvm::StringRef source, llvm::StringRef name,
   }
   if (llvm::Error err = impl->lower(**module, Stage::LLVMDialect, options))
     return std::move(err);
-  if (llvm::Error err = impl->jit(**module, *kernel, entry))
+  if (llvm::Error err = impl->jit(**module, *kernel, entry, options))
     return std::move(err);
   kernel->compileSeconds = secondsSince(start);
   return kernel;

@@ -7,6 +7,7 @@
 #include "einsum/Pipelines/Pipelines.h"
 
 #include "einsum/Conversion/Passes.h"
+#include "einsum/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -15,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -24,6 +26,17 @@ using namespace mlir::einsum;
 
 void mlir::einsum::buildEinsumToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createConvertEinsumToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::einsum::buildEinsumParallelizePipeline(OpPassManager &pm,
+                                                  unsigned numThreads) {
+  if (numThreads <= 1)
+    return;
+  EinsumParallelizePassOptions options;
+  options.numThreads = numThreads;
+  pm.addPass(createEinsumParallelizePass(options));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -49,6 +62,14 @@ void mlir::einsum::buildEinsumLowerToLLVMPipeline(
   // convert-einsum-to-linalg ordered the loop dimensions; the loop nest keeps
   // that order.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  if (options.numThreads > 1) {
+    // Threads: scf.forall -> scf.parallel -> omp.parallel + omp.wsloop. The
+    // buffers were deallocated before, as the OpenMP conversion requires.
+    pm.addPass(createForallToParallelLoopPass());
+    ConvertSCFToOpenMPPassOptions ompOptions;
+    ompOptions.numThreads = options.numThreads;
+    pm.addPass(createConvertSCFToOpenMPPass(ompOptions));
+  }
   if (options.expandBF16) {
     arith::ArithExpandOpsPassOptions expandOptions;
     expandOptions.includeBf16 = true;
@@ -63,6 +84,8 @@ void mlir::einsum::buildEinsumLowerToLLVMPipeline(
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
+  if (options.numThreads > 1)
+    pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
@@ -71,6 +94,7 @@ void mlir::einsum::buildEinsumLowerToLLVMPipeline(
 void mlir::einsum::buildEinsumToLLVMPipeline(
     OpPassManager &pm, const EinsumToLLVMPipelineOptions &options) {
   buildEinsumToLinalgPipeline(pm);
+  buildEinsumParallelizePipeline(pm, options.numThreads);
   buildEinsumBufferizePipeline(pm);
   buildEinsumLowerToLLVMPipeline(pm, options);
 }

@@ -3,6 +3,14 @@
 // RUN: einsum-opt %s -einsum-to-linalg-pipeline -einsum-bufferize-pipeline | FileCheck %s --check-prefix=BUFFER
 // RUN: einsum-opt %s -einsum-to-linalg-pipeline -einsum-bufferize-pipeline \
 // RUN:   -einsum-lower-to-llvm-pipeline="expand-bf16=false" | FileCheck %s
+// RUN: einsum-opt %s -einsum-to-llvm-pipeline="num-threads=2" | FileCheck %s --check-prefix=OMP
+
+// With threads, the kernel is an OpenMP parallel loop over two chunks.
+// OMP-LABEL: llvm.func @kernel
+// OMP: omp.parallel num_threads(%{{.*}} : i32)
+// OMP: omp.wsloop
+// OMP: llvm.fmul
+// OMP: omp.yield
 
 // The engine's in-place calling convention: operands and result as memrefs.
 // After the whole pipeline only the LLVM dialect is left, and the result is

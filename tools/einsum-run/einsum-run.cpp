@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::einsum;
@@ -222,8 +223,44 @@ void printArray(llvm::raw_ostream &os, const HostTensor &t) {
 }
 } // namespace
 
+/// Takes --threads=N (or -threads=N, --threads N) out of the arguments:
+/// libLLVM registers a global option of that name already, so it cannot be
+/// a cl::opt here. Returns 0 when absent.
+static unsigned takeThreadsFlag(int &argc, char **argv) {
+  unsigned threads = 0;
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    llvm::StringRef value;
+    bool isFlag = false;
+    for (llvm::StringRef name : {"--threads", "-threads"}) {
+      if (arg == name && i + 1 < argc) {
+        value = argv[++i];
+        isFlag = true;
+      } else if (arg.starts_with(name) && arg.drop_front(name.size())
+                                              .consume_front("=")) {
+        value = arg.drop_front(name.size() + 1);
+        isFlag = true;
+      }
+      if (isFlag)
+        break;
+    }
+    if (!isFlag) {
+      argv[out++] = argv[i];
+      continue;
+    }
+    if (value.getAsInteger(10, threads) || threads == 0 || threads > 1024)
+      fail("--threads needs a number of threads from 1 to 1024, not '" +
+           value + "'");
+  }
+  argc = out;
+  argv[argc] = nullptr;
+  return threads;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  unsigned threadsFlag = takeThreadsFlag(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -231,7 +268,8 @@ int main(int argc, char **argv) {
       "it\n\n"
       "  einsum-run --equation='bij,bjk->bik' --input=@a.npy "
       "--input=3x5x4xf32 --output=c.npy\n"
-      "  einsum-run kernels.mlir --entry=NAME --input=...\n");
+      "  einsum-run kernels.mlir --entry=NAME --input=...\n\n"
+      "  --threads=N runs the kernel on N threads (default: all cores).\n");
 
   bool moduleMode = !inputFile.empty();
   if (moduleMode == (equationOpt.getNumOccurrences() > 0))
@@ -250,6 +288,9 @@ int main(int argc, char **argv) {
 
   Engine engine;
   CompileOptions options;
+  options.threads = threadsFlag
+                        ? threadsFlag
+                        : std::max(1u, std::thread::hardware_concurrency());
   std::shared_ptr<Kernel> kernel;
   std::optional<EinsumResolution> resolution;
   SmallVector<HostTensor> inputs;

@@ -45,6 +45,8 @@ struct CompileOptions {
   std::string target = "cpu";
   /// Lower bf16 conversions to integer arithmetic.
   bool expandBF16 = true;
+  /// Threads each kernel runs on (OpenMP when more than 1).
+  unsigned threads = 1;
 
   /// A string that differs whenever the options differ.
   std::string getCacheKey() const;

@@ -9,6 +9,7 @@
 // registered on its own as well, so that tests can start in the middle:
 //
 //   einsum-to-linalg-pipeline      einsum.contract -> linalg on tensors
+//   (einsum-parallelize)           linalg -> scf.forall over threads
 //   einsum-bufferize-pipeline      tensors -> memrefs, in place, deallocated
 //   einsum-lower-to-llvm-pipeline  linalg on memrefs -> loops -> LLVM dialect
 //   einsum-to-llvm-pipeline        all three
@@ -33,6 +34,11 @@ struct EinsumToLLVMPipelineOptions
                      "arithmetic (needed where the target has no bf16 "
                      "conversion instructions or runtime)"),
       llvm::cl::init(true)};
+  PassOptions::Option<unsigned> numThreads{
+      *this, "num-threads",
+      llvm::cl::desc("Threads to run each einsum on (1: no threading; more: "
+                     "scf.forall lowered to OpenMP)"),
+      llvm::cl::init(1)};
 };
 
 /// einsum.contract -> linalg.generic on tensors, canonicalized.
@@ -40,14 +46,18 @@ void buildEinsumToLinalgPipeline(OpPassManager &pm);
 /// One-shot bufferization (function boundaries included, identity layouts),
 /// empty-tensor elimination for in-place results, and deallocation.
 void buildEinsumBufferizePipeline(OpPassManager &pm);
-/// linalg on memrefs -> loops -> LLVM dialect.
+/// Distributes the linalg ops over `numThreads` threads (scf.forall on
+/// tensors); nothing when numThreads <= 1.
+void buildEinsumParallelizePipeline(OpPassManager &pm, unsigned numThreads);
+/// linalg on memrefs -> loops -> LLVM dialect; scf.forall loops become OpenMP
+/// parallel loops.
 void buildEinsumLowerToLLVMPipeline(OpPassManager &pm,
                                     const EinsumToLLVMPipelineOptions &options);
 /// The whole CPU pipeline.
 void buildEinsumToLLVMPipeline(OpPassManager &pm,
                                const EinsumToLLVMPipelineOptions &options);
 
-/// Registers the four pipelines above.
+/// Registers the pipelines above.
 void registerEinsumPipelines();
 
 } // namespace einsum
