@@ -1,0 +1,97 @@
+//===- EngineTest.cpp - unit tests of the JIT engine ----------------------===//
+//
+// Part of the einsum-mlir project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "einsum/Engine/Engine.h"
+#include "einsum/Engine/Reference.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir::einsum;
+using Shapes = llvm::SmallVector<llvm::SmallVector<int64_t>>;
+
+namespace {
+
+TEST(Engine, CompilesRunsAndCaches) {
+  Engine engine;
+  Shapes shapes = {{2, 3}, {3, 2}};
+  auto kernel = engine.compile("ij,jk->ik", shapes, ElementType::F32);
+  ASSERT_TRUE(!!kernel) << llvm::toString(kernel.takeError());
+  EXPECT_EQ((*kernel)->getOutputShape(), llvm::ArrayRef<int64_t>({2, 2}));
+  EXPECT_EQ((*kernel)->getFlops(), 2.0 * 2 * 3 * 2);
+
+  HostTensor a(ElementType::F32, {2, 3}), b(ElementType::F32, {3, 2});
+  fillIota(a);
+  fillIota(b);
+  HostTensor c;
+  ASSERT_FALSE(!!(*kernel)->run({&a, &b}, c));
+  EXPECT_EQ(c.getShape(), llvm::ArrayRef<int64_t>({2, 2}));
+  EXPECT_EQ(c.getAsDouble(0), 10);
+  EXPECT_EQ(c.getAsDouble(3), 40);
+
+  // The same request is answered from the cache, another one is not.
+  auto again = engine.compile("ij,jk->ik", shapes, ElementType::F32);
+  ASSERT_TRUE(!!again);
+  EXPECT_EQ(again->get(), kernel->get());
+  EXPECT_EQ(engine.getCacheHits(), 1u);
+  auto f64 = engine.compile("ij,jk->ik", shapes, ElementType::F64);
+  ASSERT_TRUE(!!f64);
+  EXPECT_NE(f64->get(), kernel->get());
+  CompileOptions threaded;
+  threaded.threads = 2;
+  auto twoThreads = engine.compile("ij,jk->ik", shapes, ElementType::F32,
+                                   threaded);
+  ASSERT_TRUE(!!twoThreads);
+  EXPECT_NE(twoThreads->get(), kernel->get());
+  EXPECT_EQ(engine.getCacheSize(), 3u);
+  EXPECT_EQ(engine.getCacheHits(), 1u);
+}
+
+TEST(Engine, RefusesWrongInputs) {
+  Engine engine;
+  auto kernel = engine.compile("i,i->", {{3}, {3}}, ElementType::I32);
+  ASSERT_TRUE(!!kernel);
+  HostTensor a(ElementType::I32, {3}), b(ElementType::I32, {4}), c;
+  llvm::Error err = (*kernel)->run({&a, &b}, c);
+  ASSERT_TRUE(!!err);
+  EXPECT_EQ(llvm::toString(std::move(err)),
+            "input 1 has type 4xi32, but the kernel expects 3xi32");
+  llvm::Error count = (*kernel)->run({&a}, c);
+  ASSERT_TRUE(!!count);
+  EXPECT_EQ(llvm::toString(std::move(count)),
+            "the kernel takes 2 inputs, but 1 was given");
+}
+
+TEST(Engine, ReportsEquationErrors) {
+  Engine engine;
+  auto kernel = engine.compile("ij,jk->ik", {{2, 3}, {4, 2}},
+                               ElementType::F32);
+  ASSERT_FALSE(!!kernel);
+  EXPECT_EQ(llvm::toString(kernel.takeError()),
+            "operand 1: label 'j' has size 4, but size 3 was seen before in "
+            "operand 0 (column 4)");
+  auto emitted = engine.emit("ji", {{2, 3}}, ElementType::F32, Stage::Linalg);
+  ASSERT_TRUE(!!emitted);
+  EXPECT_NE(emitted->find("linalg.generic"), std::string::npos);
+}
+
+TEST(Reference, MatchesHandComputedValues) {
+  auto res = resolveEinsum("ii->i", {{3, 3}});
+  ASSERT_TRUE(!!res);
+  HostTensor a(ElementType::I64, {3, 3});
+  fillIota(a);
+  ReferenceResult ref = evaluateReference(*res, {&a});
+  EXPECT_EQ(ref.intValues, (std::vector<int64_t>{0, 4, 8}));
+  HostTensor good(ElementType::I64, {3});
+  good.setFromInt(1, 4);
+  good.setFromInt(2, 8);
+  EXPECT_TRUE(compareWithReference(good, ref).ok);
+  good.setFromInt(2, 9);
+  Comparison bad = compareWithReference(good, ref);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_EQ(bad.message, "element 2 is 9, expected 8");
+}
+
+} // namespace
