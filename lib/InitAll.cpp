@@ -8,6 +8,7 @@
 
 #include "einsum/Conversion/Passes.h"
 #include "einsum/Dialect/Einsum/IR/EinsumDialect.h"
+#include "einsum/Dialect/Einsum/Transforms/Passes.h"
 #include "einsum/Pipelines/Pipelines.h"
 #include "einsum/Transforms/Passes.h"
 
@@ -24,6 +25,7 @@ void mlir::einsum::registerAllDialects(DialectRegistry &registry) {
 
 void mlir::einsum::registerAllPasses() {
   mlir::registerAllPasses();
+  registerEinsumPasses();
   registerEinsumConversionPasses();
   registerEinsumTransformsPasses();
   registerEinsumPipelines();

@@ -53,7 +53,22 @@ static double secondsSince(std::chrono::steady_clock::time_point start) {
 
 std::string CompileOptions::getCacheKey() const {
   return target + (expandBF16 ? "/bf16x" : "/bf16n") + "/t" +
-         std::to_string(threads);
+         std::to_string(threads) + "/" + pathStrategy + "/" +
+         std::to_string(memoryLimit) + "/" + minimize;
+}
+
+/// The path search's options for kernels of `elementType`, as the
+/// einsum-optimize-path pass sets them up.
+static PathOptions makePathOptions(const CompileOptions &options,
+                                   ElementType elementType) {
+  PathOptions path;
+  path.strategy =
+      parsePathStrategy(options.pathStrategy).value_or(PathStrategy::Auto);
+  path.objective =
+      parsePathObjective(options.minimize).value_or(PathObjective::Flops);
+  path.memoryLimit = options.memoryLimit;
+  path.elementBytes = getByteWidth(elementType);
+  return path;
 }
 
 std::optional<Stage> mlir::einsum::parseStage(llvm::StringRef name) {
@@ -266,14 +281,17 @@ llvm::Error Engine::Impl::lower(ModuleOp module, Stage stage,
                      "' (this build supports: cpu)");
   if (stage == Stage::Einsum)
     return llvm::Error::success();
+  EinsumToLLVMPipelineOptions pipelineOptions;
+  pipelineOptions.expandBF16 = options.expandBF16;
+  pipelineOptions.numThreads = options.threads;
+  pipelineOptions.pathStrategy = options.pathStrategy;
+  pipelineOptions.memoryLimit = options.memoryLimit;
+  pipelineOptions.minimize = options.minimize;
   if (stage == Stage::Linalg)
-    return runPipeline(module, [](OpPassManager &pm) {
-      buildEinsumToLinalgPipeline(pm);
+    return runPipeline(module, [&](OpPassManager &pm) {
+      buildEinsumToLinalgPipeline(pm, pipelineOptions);
     });
   return runPipeline(module, [&](OpPassManager &pm) {
-    EinsumToLLVMPipelineOptions pipelineOptions;
-    pipelineOptions.expandBF16 = options.expandBF16;
-    pipelineOptions.numThreads = options.threads;
     buildEinsumToLLVMPipeline(pm, pipelineOptions);
   });
 }
@@ -459,12 +477,32 @@ Engine::compile(llvm::StringRef equation,
                              resolution.outputShape.end());
   kernel->elementType = elementType;
   kernel->resultRank = resolution.numOutputDims();
+  // FLOPs of the path the pipeline takes (the whole einsum below three
+  // operands).
   kernel->flops =
       static_cast<double>(resolution.iterationCount().value_or(0)) *
       shapes.size();
+  if (shapes.size() >= 3) {
+    llvm::Expected<ContractionPath> path =
+        findContractionPath(resolution, makePathOptions(options, elementType));
+    if (!path)
+      return path.takeError();
+    kernel->flops = path->optimizedFlops;
+  }
   kernel->compileSeconds = secondsSince(start);
   impl->cache.emplace(key, kernel);
   return kernel;
+}
+
+llvm::Expected<ContractionPath>
+Engine::explain(llvm::StringRef equation,
+                llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+                ElementType elementType, const CompileOptions &options) {
+  llvm::Expected<EinsumResolution> resolution = resolveEinsum(equation, shapes);
+  if (!resolution)
+    return resolution.takeError();
+  return findContractionPath(*resolution,
+                             makePathOptions(options, elementType));
 }
 
 llvm::Expected<std::string>

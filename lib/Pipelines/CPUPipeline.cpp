@@ -7,6 +7,7 @@
 #include "einsum/Pipelines/Pipelines.h"
 
 #include "einsum/Conversion/Passes.h"
+#include "einsum/Dialect/Einsum/Transforms/Passes.h"
 #include "einsum/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -24,7 +25,13 @@
 using namespace mlir;
 using namespace mlir::einsum;
 
-void mlir::einsum::buildEinsumToLinalgPipeline(OpPassManager &pm) {
+void mlir::einsum::buildEinsumToLinalgPipeline(
+    OpPassManager &pm, const EinsumToLLVMPipelineOptions &options) {
+  EinsumOptimizePathPassOptions pathOptions;
+  pathOptions.strategy = options.pathStrategy;
+  pathOptions.memoryLimit = options.memoryLimit;
+  pathOptions.minimize = options.minimize;
+  pm.addPass(createEinsumOptimizePathPass(pathOptions));
   pm.addPass(createConvertEinsumToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -93,17 +100,18 @@ void mlir::einsum::buildEinsumLowerToLLVMPipeline(
 
 void mlir::einsum::buildEinsumToLLVMPipeline(
     OpPassManager &pm, const EinsumToLLVMPipelineOptions &options) {
-  buildEinsumToLinalgPipeline(pm);
+  buildEinsumToLinalgPipeline(pm, options);
   buildEinsumParallelizePipeline(pm, options.numThreads);
   buildEinsumBufferizePipeline(pm);
   buildEinsumLowerToLLVMPipeline(pm, options);
 }
 
 void mlir::einsum::registerEinsumPipelines() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<EinsumToLLVMPipelineOptions>(
       "einsum-to-linalg-pipeline",
-      "Lower einsum.contract to linalg on tensors",
-      [](OpPassManager &pm) { buildEinsumToLinalgPipeline(pm); });
+      "Split N-ary einsums along a contraction path and lower einsum.contract "
+      "to linalg on tensors",
+      buildEinsumToLinalgPipeline);
   PassPipelineRegistration<>(
       "einsum-bufferize-pipeline",
       "Bufferize in place (one-shot, identity layouts) and deallocate",

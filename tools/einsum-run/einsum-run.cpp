@@ -72,6 +72,26 @@ static cl::opt<unsigned>
                  cl::desc("Run N timed repetitions and print compile time, "
                           "median and minimum run time and GFLOP/s"),
                  cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<std::string>
+    explainOpt("explain",
+               cl::desc("Print the contraction path: --explain or "
+                        "--explain=text, --explain=json"),
+               cl::value_desc("FORMAT"), cl::ValueOptional, cl::init(""),
+               cl::cat(category));
+static cl::opt<std::string>
+    pathOpt("path",
+            cl::desc("Contraction path search for three or more operands: "
+                     "auto, optimal, dp, greedy or left-to-right"),
+            cl::value_desc("STRATEGY"), cl::init("auto"), cl::cat(category));
+static cl::opt<uint64_t>
+    memoryLimitOpt("memory-limit",
+                   cl::desc("Largest intermediate of the path in bytes"),
+                   cl::value_desc("BYTES"), cl::init(0), cl::cat(category));
+static cl::opt<std::string>
+    minimizeOpt("minimize",
+                cl::desc("What the path search minimizes first: flops or "
+                         "memory"),
+                cl::init("flops"), cl::cat(category));
 static cl::opt<uint64_t> seedOpt("seed",
                                  cl::desc("Seed of the random inputs"),
                                  cl::init(0), cl::cat(category));
@@ -274,6 +294,19 @@ int main(int argc, char **argv) {
   bool moduleMode = !inputFile.empty();
   if (moduleMode == (equationOpt.getNumOccurrences() > 0))
     fail("give either --equation=EQUATION or an .mlir file (with --entry)");
+  if (!parsePathStrategy(pathOpt))
+    fail("unknown --path '" + pathOpt +
+         "' (expected auto, optimal, dp, greedy or left-to-right)");
+  if (!parsePathObjective(minimizeOpt))
+    fail("unknown --minimize '" + minimizeOpt +
+         "' (expected flops or memory)");
+  bool explainGiven = explainOpt.getNumOccurrences() > 0;
+  if (explainGiven && !explainOpt.empty() && explainOpt != "text" &&
+      explainOpt != "json")
+    fail("unknown --explain format '" + explainOpt +
+         "' (expected text or json)");
+  if (explainGiven && moduleMode)
+    fail("--explain needs --equation");
   std::optional<Stage> stage;
   if (!emitOpt.empty()) {
     stage = parseStage(emitOpt);
@@ -291,6 +324,9 @@ int main(int argc, char **argv) {
   options.threads = threadsFlag
                         ? threadsFlag
                         : std::max(1u, std::thread::hardware_concurrency());
+  options.pathStrategy = pathOpt;
+  options.memoryLimit = memoryLimitOpt;
+  options.minimize = minimizeOpt;
   std::shared_ptr<Kernel> kernel;
   std::optional<EinsumResolution> resolution;
   SmallVector<HostTensor> inputs;
@@ -306,6 +342,13 @@ int main(int argc, char **argv) {
     // resolve() refuses an operand count that does not fit (an equation has
     // at least one term), so inputs.front() exists below.
     resolution = check(resolveEinsum(equationOpt, shapes), "einsum: ");
+    // The reference walks the whole iteration space of the unsplit einsum.
+    constexpr uint64_t kMaxReferencePoints = uint64_t(1) << 33;
+    uint64_t points = resolution->iterationCount().value_or(0);
+    if (checkOpt && points > kMaxReferencePoints)
+      fail(llvm::formatv("--check would walk {0} points with the reference "
+                         "evaluator (at most {1}); check smaller shapes",
+                         points, kMaxReferencePoints));
     ElementType type = inputs.front().getElementType();
     for (auto [i, input] : llvm::enumerate(inputs))
       if (input.getElementType() != type)
@@ -313,6 +356,12 @@ int main(int argc, char **argv) {
                            "operand 0 has {2}; all operands must have one "
                            "element type",
                            i, getName(input.getElementType()), getName(type)));
+    if (explainGiven) {
+      ContractionPath path =
+          check(engine.explain(equationOpt, shapes, type, options), "einsum: ");
+      llvm::outs() << (explainOpt == "json" ? path.getJSON(equationOpt)
+                                            : path.getReport(equationOpt));
+    }
     if (stage) {
       llvm::outs() << check(engine.emit(equationOpt, shapes, type, *stage,
                                         options));

@@ -24,6 +24,7 @@
 #ifndef EINSUM_ENGINE_ENGINE_H
 #define EINSUM_ENGINE_ENGINE_H
 
+#include "einsum/Dialect/Einsum/Transforms/ContractionPath.h"
 #include "einsum/Dialect/Einsum/Utils/EinsumEquation.h"
 #include "einsum/Engine/Tensor.h"
 
@@ -47,6 +48,10 @@ struct CompileOptions {
   bool expandBF16 = true;
   /// Threads each kernel runs on (OpenMP when more than 1).
   unsigned threads = 1;
+  /// Contraction path search for three or more operands.
+  std::string pathStrategy = "auto";
+  uint64_t memoryLimit = 0;
+  std::string minimize = "flops";
 
   /// A string that differs whenever the options differ.
   std::string getCacheKey() const;
@@ -116,6 +121,12 @@ public:
   /// returns the cached kernel. Errors are the equation layer's diagnostics.
   llvm::Expected<std::shared_ptr<Kernel>>
   compile(llvm::StringRef equation,
+          llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+          ElementType elementType, const CompileOptions &options = {});
+
+  /// The contraction path the pipeline takes for an equation kernel.
+  llvm::Expected<ContractionPath>
+  explain(llvm::StringRef equation,
           llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
           ElementType elementType, const CompileOptions &options = {});
 

@@ -8,7 +8,8 @@
 // einsum-run, the C API and the tests all run the same code. Each stage is
 // registered on its own as well, so that tests can start in the middle:
 //
-//   einsum-to-linalg-pipeline      einsum.contract -> linalg on tensors
+//   einsum-to-linalg-pipeline      einsum-optimize-path, einsum.contract ->
+//                                  linalg on tensors
 //   (einsum-parallelize)           linalg -> scf.forall over threads
 //   einsum-bufferize-pipeline      tensors -> memrefs, in place, deallocated
 //   einsum-lower-to-llvm-pipeline  linalg on memrefs -> loops -> LLVM dialect
@@ -34,6 +35,20 @@ struct EinsumToLLVMPipelineOptions
                      "arithmetic (needed where the target has no bf16 "
                      "conversion instructions or runtime)"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> pathStrategy{
+      *this, "path-strategy",
+      llvm::cl::desc("Contraction path search for einsums of three or more "
+                     "operands: auto, optimal, dp, greedy or left-to-right"),
+      llvm::cl::init("auto")};
+  PassOptions::Option<uint64_t> memoryLimit{
+      *this, "memory-limit",
+      llvm::cl::desc("Largest intermediate of a contraction path in bytes "
+                     "(0: no limit)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<std::string> minimize{
+      *this, "minimize",
+      llvm::cl::desc("What the path search minimizes first: flops or memory"),
+      llvm::cl::init("flops")};
   PassOptions::Option<unsigned> numThreads{
       *this, "num-threads",
       llvm::cl::desc("Threads to run each einsum on (1: no threading; more: "
@@ -41,8 +56,10 @@ struct EinsumToLLVMPipelineOptions
       llvm::cl::init(1)};
 };
 
-/// einsum.contract -> linalg.generic on tensors, canonicalized.
-void buildEinsumToLinalgPipeline(OpPassManager &pm);
+/// einsum.contract -> linalg.generic on tensors, canonicalized; einsums of
+/// three or more operands are split along a contraction path first.
+void buildEinsumToLinalgPipeline(OpPassManager &pm,
+                                 const EinsumToLLVMPipelineOptions &options);
 /// One-shot bufferization (function boundaries included, identity layouts),
 /// empty-tensor elimination for in-place results, and deallocation.
 void buildEinsumBufferizePipeline(OpPassManager &pm);

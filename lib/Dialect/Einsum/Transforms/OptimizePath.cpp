@@ -1,0 +1,99 @@
+//===- OptimizePath.cpp - split N-ary einsums along a path ------*- C++ -*-===//
+//
+// Part of the einsum-mlir project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "einsum/Dialect/Einsum/Transforms/Passes.h"
+
+#include "einsum/Dialect/Einsum/IR/EinsumOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace einsum {
+#define GEN_PASS_DEF_EINSUMOPTIMIZEPATHPASS
+#include "einsum/Dialect/Einsum/Transforms/Passes.h.inc"
+} // namespace einsum
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::einsum;
+
+PathOptions mlir::einsum::getPathOptions(ContractOp op,
+                                         const PathOptions &options) {
+  PathOptions result = options;
+  Type elementType =
+      cast<RankedTensorType>(op.getResult().getType()).getElementType();
+  result.elementBytes = (elementType.getIntOrFloatBitWidth() + 7) / 8;
+  return result;
+}
+
+namespace {
+struct EinsumOptimizePathPass
+    : einsum::impl::EinsumOptimizePathPassBase<EinsumOptimizePathPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    PathOptions options;
+    std::optional<PathStrategy> parsedStrategy = parsePathStrategy(strategy);
+    std::optional<PathObjective> objective = parsePathObjective(minimize);
+    if (!parsedStrategy || !objective) {
+      getOperation()->emitError()
+          << "einsum-optimize-path: unknown "
+          << (parsedStrategy ? "minimize='" + minimize + "'"
+                             : "strategy='" + strategy + "'");
+      return signalPassFailure();
+    }
+    options.strategy = *parsedStrategy;
+    options.objective = *objective;
+    options.memoryLimit = memoryLimit;
+    for (const std::string &hint : sizeHints) {
+      if (llvm::Error err = parseSizeHint(hint, options)) {
+        getOperation()->emitError()
+            << "einsum-optimize-path: " << llvm::toString(std::move(err));
+        return signalPassFailure();
+      }
+    }
+
+    SmallVector<ContractOp> ops;
+    getOperation()->walk([&](ContractOp op) {
+      if (op.getInputs().size() >= 3)
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (ContractOp op : ops)
+      if (failed(rewrite(op, rewriter, options)))
+        return signalPassFailure();
+  }
+
+  LogicalResult rewrite(ContractOp op, RewriterBase &rewriter,
+                        const PathOptions &options) {
+    llvm::Expected<ContractionPath> path =
+        findContractionPath(op.getResolution(), getPathOptions(op, options));
+    if (!path)
+      return op.emitError() << llvm::toString(path.takeError());
+    if (explain)
+      op.emitRemark() << path->getReport(op.getEquation());
+
+    rewriter.setInsertionPoint(op);
+    SmallVector<Value> tensors(op.getInputs());
+    for (const PathStep &step : path->steps) {
+      SmallVector<Value> inputs;
+      for (unsigned t : step.inputs)
+        inputs.push_back(tensors[t]);
+      tensors.push_back(ContractOp::create(
+          rewriter, op.getLoc(), rewriter.getStringAttr(step.equation),
+          inputs));
+    }
+    Value result = tensors.back();
+    if (result.getType() != op.getResult().getType())
+      return op.emitError() << "einsum-optimize-path: the path computes "
+                            << result.getType() << ", not "
+                            << op.getResult().getType();
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+} // namespace
