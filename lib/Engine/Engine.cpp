@@ -258,11 +258,17 @@ Engine::Impl::runPipeline(ModuleOp module,
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error) {
-      os << diag.getLocation() << ": " << diag.str() << "\n";
-      for (Diagnostic &note : diag.getNotes())
-        os << note.getLocation() << ": note: " << note.str() << "\n";
-    }
+    // File locations (module mode) are printed; the synthetic location of
+    // an equation kernel is not.
+    auto where = [](Location loc) {
+      std::string s;
+      if (auto file = dyn_cast<FileLineColLoc>(loc))
+        s = (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
+             ":" + std::to_string(file.getColumn()) + ": ");
+      return s;
+    };
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      os << where(diag.getLocation()) << diag.str() << "\n";
     return success();
   });
   PassManager pm(&context, ModuleOp::getOperationName());
@@ -464,6 +470,16 @@ Engine::compile(llvm::StringRef equation,
       impl->buildEquationModule(equation, shapes, elementType, resolution);
   if (!module)
     return module.takeError();
+  // The path of three or more operands first: a memory limit that no path
+  // meets is an equation-level error, reported before anything is compiled.
+  std::optional<ContractionPath> path;
+  if (shapes.size() >= 3) {
+    llvm::Expected<ContractionPath> found =
+        findContractionPath(resolution, makePathOptions(options, elementType));
+    if (!found)
+      return found.takeError();
+    path = std::move(*found);
+  }
   if (llvm::Error err = impl->lower(**module, Stage::LLVMDialect, options))
     return std::move(err);
   std::shared_ptr<Kernel> kernel(new Kernel());
@@ -482,13 +498,8 @@ Engine::compile(llvm::StringRef equation,
   kernel->flops =
       static_cast<double>(resolution.iterationCount().value_or(0)) *
       shapes.size();
-  if (shapes.size() >= 3) {
-    llvm::Expected<ContractionPath> path =
-        findContractionPath(resolution, makePathOptions(options, elementType));
-    if (!path)
-      return path.takeError();
+  if (path)
     kernel->flops = path->optimizedFlops;
-  }
   kernel->compileSeconds = secondsSince(start);
   impl->cache.emplace(key, kernel);
   return kernel;

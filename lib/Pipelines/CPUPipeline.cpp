@@ -33,6 +33,8 @@ void mlir::einsum::buildEinsumToLinalgPipeline(
   pathOptions.minimize = options.minimize;
   pm.addPass(createEinsumOptimizePathPass(pathOptions));
   pm.addPass(createConvertEinsumToLinalgPass());
+  // The path's f32 casts of f16/bf16 tensors.
+  pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

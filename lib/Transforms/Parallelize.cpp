@@ -21,14 +21,6 @@ namespace einsum {
 
 using namespace mlir;
 
-/// True when some result of `op` feeds another linalg op.
-static bool feedsLinalgOp(linalg::LinalgOp op) {
-  for (Operation *user : op->getUsers())
-    if (isa<linalg::LinalgOp>(user))
-      return true;
-  return false;
-}
-
 /// The loop that iterates over the first dimension of `op`'s output, if it
 /// is a parallel loop of static size > 1.
 static std::optional<unsigned> distributedLoop(linalg::LinalgOp op) {
@@ -43,6 +35,9 @@ static std::optional<unsigned> distributedLoop(linalg::LinalgOp op) {
     return std::nullopt;
   unsigned loop = dim.getPosition();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // An empty iteration space has nothing to distribute.
+  if (llvm::is_contained(ranges, 0))
+    return std::nullopt;
   if (op.getIteratorTypesArray()[loop] != utils::IteratorType::parallel ||
       ShapedType::isDynamic(ranges[loop]) || ranges[loop] <= 1)
     return std::nullopt;
@@ -57,9 +52,10 @@ struct EinsumParallelizePass
   void runOnOperation() override {
     if (numThreads <= 1)
       return;
+    // Fills are fused into the loop of the op they initialize.
     SmallVector<linalg::LinalgOp> roots;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (!feedsLinalgOp(op) && distributedLoop(op))
+      if (!isa<linalg::FillOp>(op) && distributedLoop(op))
         roots.push_back(op);
     });
 
@@ -77,6 +73,15 @@ struct EinsumParallelizePass
       tilingOptions.setNumThreads(numThreadsPerLoop);
       scf::SCFTileAndFuseOptions options;
       options.setTilingOptions(tilingOptions);
+      // Fuse only the fill of the accumulator: fusing a computing producer
+      // would recompute it in every thread wherever its slice is not split.
+      options.setFusionControlFn(
+          [](tensor::ExtractSliceOp, OpResult producer, bool)
+              -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+            if (isa<linalg::FillOp>(producer.getOwner()))
+              return scf::SCFTileAndFuseOptions::ControlFnResult{};
+            return std::nullopt;
+          });
 
       rewriter.setInsertionPoint(op);
       FailureOr<scf::SCFTileAndFuseResult> result =

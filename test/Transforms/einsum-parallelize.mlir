@@ -60,14 +60,14 @@ func.func @first_output_dim_innermost(%a: tensor<3x5xf32>) -> tensor<5xf32> {
 // -----
 
 // Nothing to distribute: a full reduction (rank-0 output), a first output
-// dimension of size 1, a dynamic one.
+// dimension of size 1, a dynamic one, an empty iteration space.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: scf.forall
 #v = affine_map<(d0) -> (d0)>
 #s = affine_map<(d0) -> ()>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
-func.func @left_alone(%a: tensor<8xf32>, %b: tensor<1x8xf32>, %c: tensor<?x8xf32>, %s0: tensor<f32>)
-    -> (tensor<f32>, tensor<1x8xf32>, tensor<?x8xf32>) {
+func.func @left_alone(%a: tensor<8xf32>, %b: tensor<1x8xf32>, %c: tensor<?x8xf32>, %s0: tensor<f32>,
+                      %z: tensor<4x0xf32>) -> (tensor<f32>, tensor<1x8xf32>, tensor<?x8xf32>, tensor<4x0xf32>) {
   %r = linalg.generic {indexing_maps = [#v, #s], iterator_types = ["reduction"]}
       ins(%a : tensor<8xf32>) outs(%s0 : tensor<f32>) {
   ^bb0(%x: f32, %acc: f32):
@@ -88,22 +88,30 @@ func.func @left_alone(%a: tensor<8xf32>, %b: tensor<1x8xf32>, %c: tensor<?x8xf32
   ^bb0(%x: f32, %o: f32):
     linalg.yield %x : f32
   } -> tensor<?x8xf32>
-  return %r, %q, %w : tensor<f32>, tensor<1x8xf32>, tensor<?x8xf32>
+  %e3 = tensor.empty() : tensor<4x0xf32>
+  %zz = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%z : tensor<4x0xf32>) outs(%e3 : tensor<4x0xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<4x0xf32>
+  return %r, %q, %w, %zz : tensor<f32>, tensor<1x8xf32>, tensor<?x8xf32>, tensor<4x0xf32>
 }
 
 // -----
 
-// f16: the truncating generic is the root; the accumulating generic and its
-// fill are fused into the same loop.
+// f16: the accumulating generic and the truncating one get a loop each; the
+// fill is fused into the first.
 // CHECK-LABEL: func.func @half
-// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: %[[ACC:.*]] = scf.forall (%{{.*}}) in (2)
 // CHECK: linalg.fill ins(%{{.*}} : f32)
 // CHECK: linalg.generic
 // CHECK: arith.extf
+// CHECK: scf.forall.in_parallel
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: tensor.extract_slice %[[ACC]]
 // CHECK: linalg.generic
 // CHECK: arith.truncf
 // CHECK: scf.forall.in_parallel
-// CHECK-NOT: linalg.generic
 // CHECK: return
 func.func @half(%a: tensor<4x3xf16>, %b: tensor<3x4xf16>) -> tensor<4x4xf16> {
   %0 = einsum.contract "ij,jk->ik"(%a, %b) : tensor<4x3xf16>, tensor<3x4xf16>

@@ -12,15 +12,15 @@ include "mlir/Pass/PassBase.td"
 def EinsumParallelizePass : Pass<"einsum-parallelize"> {
   let summary = "Distribute linalg ops over threads with scf.forall";
   let description = [{
-    Tiles every root `linalg` op on tensors (one whose result no other linalg
-    op consumes) along the loop of its output's first dimension into
-    `num-threads` chunks, as an `scf.forall`, and fuses its producers (the
-    `linalg.fill` of the accumulator, the accumulating generic of an f16 or
-    bf16 einsum) into the loop body, so every thread initializes and computes
-    its own slice of the output.
+    Tiles every `linalg` op on tensors but fills along the loop of its
+    output's first dimension into `num-threads` chunks, as an `scf.forall`,
+    and fuses the `linalg.fill` that initializes its accumulator into the
+    loop body, so every thread initializes and computes its own slice of the
+    output. Other producers are not fused (they would be recomputed by every
+    thread wherever their slice is not split); they get loops of their own.
 
-    Ops with a rank-0 output, or whose first output dimension is dynamic or
-    has size 1, are left alone. With `num-threads=1` the pass does nothing.
+    Ops with a rank-0 output, an empty iteration space, or whose first output
+    dimension is dynamic or has size 1, are left alone. With `num-threads=1` the pass does nothing.
 
     Input invariant: linalg on tensors, as `convert-einsum-to-linalg` emits.
     Output IR: `scf.forall` loops (no mapping attribute) around tiled linalg

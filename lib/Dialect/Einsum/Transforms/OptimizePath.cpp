@@ -8,6 +8,7 @@
 
 #include "einsum/Dialect/Einsum/IR/EinsumOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -73,23 +74,39 @@ struct EinsumOptimizePathPass
     llvm::Expected<ContractionPath> path =
         findContractionPath(op.getResolution(), getPathOptions(op, options));
     if (!path)
-      return op.emitError() << llvm::toString(path.takeError());
+      return op.emitOpError() << llvm::toString(path.takeError());
     if (explain)
       op.emitRemark() << path->getReport(op.getEquation());
 
     rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
     SmallVector<Value> tensors(op.getInputs());
+    // f16 and bf16 einsums accumulate in f32 (E13): the steps run in f32, so
+    // intermediates are not rounded to the narrow type between steps.
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
+    Type elementType = resultType.getElementType();
+    bool widen = elementType.isF16() || elementType.isBF16();
+    if (widen) {
+      for (Value &t : tensors) {
+        auto type = cast<RankedTensorType>(t.getType());
+        t = arith::ExtFOp::create(rewriter, loc,
+                                  type.clone(rewriter.getF32Type()), t);
+      }
+    }
     for (const PathStep &step : path->steps) {
       SmallVector<Value> inputs;
       for (unsigned t : step.inputs)
         inputs.push_back(tensors[t]);
       tensors.push_back(ContractOp::create(
-          rewriter, op.getLoc(), rewriter.getStringAttr(step.equation),
-          inputs));
+          rewriter, loc, rewriter.getStringAttr(step.equation), inputs));
     }
     Value result = tensors.back();
+    if (widen)
+      result = arith::TruncFOp::create(
+          rewriter, loc,
+          cast<RankedTensorType>(result.getType()).clone(elementType), result);
     if (result.getType() != op.getResult().getType())
-      return op.emitError() << "einsum-optimize-path: the path computes "
+      return op.emitOpError() << "einsum-optimize-path: the path computes "
                             << result.getType() << ", not "
                             << op.getResult().getType();
     rewriter.replaceOp(op, result);

@@ -31,9 +31,15 @@ def EinsumOptimizePathPass : Pass<"einsum-optimize-path"> {
     every step's equation, FLOPs, shape and bytes, the naive and optimized
     FLOP counts and the largest intermediate.
 
+    f16 and bf16 einsums are computed in f32 (`arith.extf` of the operands,
+    `arith.truncf` of the result), so that intermediates are not rounded to
+    the narrow type between steps.
+
     Input invariant: verified einsum ops. Output IR: einsum ops with at most
-    two operands where the op had three or more.
+    two operands where the op had three or more, and `arith` casts on
+    tensors.
   }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
   let options = [
     Option<"strategy", "strategy", "std::string", /*default=*/"\"auto\"",
            "auto, optimal (exact, up to 8 operands), dp (connected subsets, "
