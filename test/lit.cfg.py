@@ -27,6 +27,9 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 config.substitutions.append(("%PYTHON", config.python_executable))
 config.substitutions.append(("%einsum_unit_tests", config.einsum_unit_tests))
 config.substitutions.append(("%einsum_src", config.einsum_src_root))
+config.substitutions.append(
+    ("%einsum_python_packages",
+     os.path.join(config.einsum_obj_root, "python_packages")))
 
 tool_dirs = [config.einsum_tools_dir, config.llvm_tools_dir]
 tools = [

@@ -202,6 +202,38 @@ llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
   return llvm::Error::success();
 }
 
+static llvm::SmallVector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
+  llvm::SmallVector<int64_t> strides(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * std::max<int64_t>(shape[i + 1], 1);
+  return strides;
+}
+
+llvm::Error Kernel::runOnBuffers(llvm::ArrayRef<const void *> inputs,
+                                 void *output) const {
+  if (returnsResult)
+    return makeError("a module kernel returns its result; use run()");
+  if (inputs.size() != inputShapes.size())
+    return makeError("the kernel takes " + llvm::Twine(inputShapes.size()) +
+                     " input" + (inputShapes.size() == 1 ? "" : "s") +
+                     ", but " + llvm::Twine(inputs.size()) +
+                     (inputs.size() == 1 ? " was" : " were") + " given");
+  std::vector<Descriptor> descriptors;
+  descriptors.reserve(inputs.size() + 1);
+  for (auto [i, data] : llvm::enumerate(inputs))
+    descriptors.emplace_back(const_cast<void *>(data), inputShapes[i],
+                             rowMajorStrides(inputShapes[i]));
+  descriptors.emplace_back(output, outputShape, rowMajorStrides(outputShape));
+  std::vector<void *> pointers;
+  for (Descriptor &d : descriptors)
+    pointers.push_back(d.fields.data());
+  std::vector<void *> args;
+  for (void *&p : pointers)
+    args.push_back(&p);
+  function(args.data());
+  return llvm::Error::success();
+}
+
 //===----------------------------------------------------------------------===//
 // Engine
 //===----------------------------------------------------------------------===//

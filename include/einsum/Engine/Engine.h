@@ -73,6 +73,11 @@ public:
   llvm::Error run(llvm::ArrayRef<const HostTensor *> inputs,
                   HostTensor &output) const;
 
+  /// Runs an equation kernel on raw, row-major contiguous buffers of the
+  /// shapes it was compiled for; the result is written to `output`.
+  llvm::Error runOnBuffers(llvm::ArrayRef<const void *> inputs,
+                           void *output) const;
+
   /// The output shape and element type (equation kernels only).
   llvm::ArrayRef<int64_t> getOutputShape() const { return outputShape; }
   ElementType getElementType() const { return elementType; }

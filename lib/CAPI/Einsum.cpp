@@ -1,0 +1,325 @@
+//===- Einsum.cpp - C API of einsum-mlir ------------------------*- C++ -*-===//
+//
+// Part of the einsum-mlir project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "einsum-c/Einsum.h"
+
+#include "einsum/Engine/Engine.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+using namespace mlir::einsum;
+
+struct EinsumEngineImpl {
+  Engine engine;
+};
+
+struct EinsumKernelImpl {
+  std::shared_ptr<Kernel> kernel;
+  std::vector<llvm::SmallVector<int64_t>> inputShapes;
+  size_t elementSize = 0;
+};
+
+namespace {
+char *copyString(llvm::StringRef s) {
+  char *out = static_cast<char *>(std::malloc(s.size() + 1));
+  if (!out)
+    return nullptr;
+  std::memcpy(out, s.data(), s.size());
+  out[s.size()] = '\0';
+  return out;
+}
+
+int fail(char **error, llvm::StringRef message) {
+  if (error)
+    *error = copyString(message);
+  return 1;
+}
+
+std::optional<ElementType> toElementType(EinsumElementType type) {
+  switch (type) {
+  case EINSUM_F32:
+    return ElementType::F32;
+  case EINSUM_F64:
+    return ElementType::F64;
+  case EINSUM_F16:
+    return ElementType::F16;
+  case EINSUM_BF16:
+    return ElementType::BF16;
+  case EINSUM_I32:
+    return ElementType::I32;
+  case EINSUM_I64:
+    return ElementType::I64;
+  }
+  return std::nullopt;
+}
+
+/// Validates the common arguments of compile, emit and explain.
+int prepare(EinsumEngine engine, const char *equation, int numOperands,
+            const int *ranks, const int64_t *const *shapes,
+            EinsumElementType type, const EinsumOptions *options,
+            llvm::SmallVector<llvm::SmallVector<int64_t>> &shapeList,
+            ElementType &elementType, CompileOptions &compileOptions,
+            char **error) {
+  if (!engine)
+    return fail(error, "einsum: no engine");
+  if (!equation)
+    return fail(error, "einsum: no equation");
+  if (numOperands < 0 || (numOperands > 0 && (!ranks || !shapes)))
+    return fail(error, "einsum: invalid operand list");
+  for (int i = 0; i < numOperands; ++i) {
+    if (ranks[i] < 0 || (ranks[i] > 0 && !shapes[i]))
+      return fail(error, "einsum: operand " + std::to_string(i) +
+                             ": invalid shape");
+    shapeList.emplace_back(shapes[i], shapes[i] + ranks[i]);
+  }
+  std::optional<ElementType> parsed = toElementType(type);
+  if (!parsed)
+    return fail(error, "einsum: invalid element type " +
+                           std::to_string(static_cast<int>(type)));
+  elementType = *parsed;
+  EinsumOptions defaults;
+  einsumOptionsInit(&defaults);
+  if (!options)
+    options = &defaults;
+  compileOptions.target = options->target ? options->target : "cpu";
+  compileOptions.threads =
+      options->threads ? options->threads
+                       : std::max(1u, std::thread::hardware_concurrency());
+  compileOptions.pathStrategy =
+      options->pathStrategy ? options->pathStrategy : "auto";
+  compileOptions.memoryLimit = options->memoryLimit;
+  compileOptions.minimize = options->minimize ? options->minimize : "flops";
+  if (!parsePathStrategy(compileOptions.pathStrategy))
+    return fail(error, "einsum: unknown path strategy '" +
+                           compileOptions.pathStrategy +
+                           "' (expected auto, optimal, dp, greedy or "
+                           "left-to-right)");
+  if (!parsePathObjective(compileOptions.minimize))
+    return fail(error, "einsum: unknown minimize '" + compileOptions.minimize +
+                           "' (expected flops or memory)");
+  return 0;
+}
+
+/// Copies a strided array into a contiguous row-major buffer.
+void packStrided(const char *source, llvm::ArrayRef<int64_t> shape,
+                 const int64_t *strides, size_t width, char *dest) {
+  int64_t count = 1;
+  for (int64_t d : shape)
+    count *= d;
+  llvm::SmallVector<int64_t> index(shape.size(), 0);
+  for (int64_t linear = 0; linear < count; ++linear) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      offset += index[d] * strides[d];
+    std::memcpy(dest + linear * width, source + offset * width, width);
+    for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+} // namespace
+
+extern "C" {
+
+void einsumOptionsInit(EinsumOptions *options) {
+  if (!options)
+    return;
+  options->target = "cpu";
+  options->threads = 0;
+  options->pathStrategy = "auto";
+  options->memoryLimit = 0;
+  options->minimize = "flops";
+}
+
+void einsumFreeString(char *string) { std::free(string); }
+
+size_t einsumElementSize(EinsumElementType type) {
+  std::optional<ElementType> parsed = toElementType(type);
+  return parsed ? getByteWidth(*parsed) : 0;
+}
+
+int einsumEngineCreate(EinsumEngine *engine, char **error) {
+  if (!engine)
+    return fail(error, "einsum: no engine pointer");
+  *engine = new EinsumEngineImpl();
+  return 0;
+}
+
+void einsumEngineDestroy(EinsumEngine engine) { delete engine; }
+
+size_t einsumEngineCacheSize(EinsumEngine engine) {
+  return engine ? engine->engine.getCacheSize() : 0;
+}
+
+size_t einsumEngineCacheHits(EinsumEngine engine) {
+  return engine ? engine->engine.getCacheHits() : 0;
+}
+
+int einsumSublistsToEquation(int numOperands, const int *lengths,
+                             const int64_t *const *sublists, int outputLength,
+                             const int64_t *output, char **equation,
+                             char **error) {
+  if (!equation || numOperands < 0 ||
+      (numOperands > 0 && (!lengths || !sublists)) ||
+      (outputLength > 0 && !output))
+    return fail(error, "einsum: invalid sublists");
+  llvm::SmallVector<llvm::SmallVector<int64_t>> lists;
+  for (int i = 0; i < numOperands; ++i) {
+    if (lengths[i] < 0 || (lengths[i] > 0 && !sublists[i]))
+      return fail(error, "einsum: invalid sublist of operand " +
+                             std::to_string(i));
+    lists.emplace_back(sublists[i], sublists[i] + lengths[i]);
+  }
+  std::optional<llvm::ArrayRef<int64_t>> out;
+  if (outputLength >= 0)
+    out = llvm::ArrayRef<int64_t>(output, outputLength);
+  llvm::Expected<EinsumEquation> parsed =
+      EinsumEquation::fromSublists(lists, out);
+  if (!parsed)
+    return fail(error, "einsum: " + llvm::toString(parsed.takeError()));
+  std::string text;
+  for (int i = 0; i < numOperands; ++i)
+    text += (i ? "," : "") + parsed->getInput(i).str();
+  if (parsed->hasExplicitOutput())
+    text += "->" + parsed->getOutput().str();
+  *equation = copyString(text);
+  return 0;
+}
+
+int einsumCompile(EinsumEngine engine, const char *equation, int numOperands,
+                  const int *ranks, const int64_t *const *shapes,
+                  EinsumElementType type, const EinsumOptions *options,
+                  EinsumKernel *kernel, char **error) {
+  if (!kernel)
+    return fail(error, "einsum: no kernel pointer");
+  llvm::SmallVector<llvm::SmallVector<int64_t>> shapeList;
+  ElementType elementType;
+  CompileOptions compileOptions;
+  if (int rc = prepare(engine, equation, numOperands, ranks, shapes, type,
+                       options, shapeList, elementType, compileOptions, error))
+    return rc;
+  llvm::Expected<std::shared_ptr<Kernel>> compiled = engine->engine.compile(
+      equation, shapeList, elementType, compileOptions);
+  if (!compiled)
+    return fail(error,
+                "einsum: " + llvm::toString(compiled.takeError()));
+  auto *impl = new EinsumKernelImpl();
+  impl->kernel = std::move(*compiled);
+  impl->inputShapes.assign(shapeList.begin(), shapeList.end());
+  impl->elementSize = getByteWidth(elementType);
+  *kernel = impl;
+  return 0;
+}
+
+void einsumKernelDestroy(EinsumKernel kernel) { delete kernel; }
+
+int einsumKernelOutputRank(EinsumKernel kernel) {
+  return kernel ? static_cast<int>(kernel->kernel->getOutputShape().size())
+                : -1;
+}
+
+const int64_t *einsumKernelOutputShape(EinsumKernel kernel) {
+  return kernel ? kernel->kernel->getOutputShape().data() : nullptr;
+}
+
+double einsumKernelFlops(EinsumKernel kernel) {
+  return kernel ? kernel->kernel->getFlops() : 0;
+}
+
+double einsumKernelCompileSeconds(EinsumKernel kernel) {
+  return kernel ? kernel->kernel->getCompileSeconds() : 0;
+}
+
+int einsumKernelRun(EinsumKernel kernel, int numOperands,
+                    const void *const *inputs, const int64_t *const *strides,
+                    void *output, char **error) {
+  if (!kernel)
+    return fail(error, "einsum: no kernel");
+  if (numOperands != static_cast<int>(kernel->inputShapes.size()))
+    return fail(error, "einsum: the kernel takes " +
+                           std::to_string(kernel->inputShapes.size()) +
+                           " operands, but " + std::to_string(numOperands) +
+                           " were given");
+  if ((numOperands > 0 && !inputs) || !output)
+    return fail(error, "einsum: missing buffers");
+  llvm::SmallVector<const void *> buffers;
+  std::vector<std::unique_ptr<char[]>> packed;
+  for (int i = 0; i < numOperands; ++i) {
+    if (!inputs[i])
+      return fail(error, "einsum: operand " + std::to_string(i) +
+                             " has no buffer");
+    if (!strides || !strides[i]) {
+      buffers.push_back(inputs[i]);
+      continue;
+    }
+    llvm::ArrayRef<int64_t> shape = kernel->inputShapes[i];
+    int64_t count = 1;
+    for (int64_t d : shape)
+      count *= d;
+    packed.emplace_back(new char[std::max<int64_t>(count, 1) *
+                                 kernel->elementSize]);
+    packStrided(static_cast<const char *>(inputs[i]), shape, strides[i],
+                kernel->elementSize, packed.back().get());
+    buffers.push_back(packed.back().get());
+  }
+  if (llvm::Error err = kernel->kernel->runOnBuffers(buffers, output))
+    return fail(error, "einsum: " + llvm::toString(std::move(err)));
+  return 0;
+}
+
+int einsumEmitIR(EinsumEngine engine, const char *equation, int numOperands,
+                 const int *ranks, const int64_t *const *shapes,
+                 EinsumElementType type, const EinsumOptions *options,
+                 const char *stage, char **ir, char **error) {
+  llvm::SmallVector<llvm::SmallVector<int64_t>> shapeList;
+  ElementType elementType;
+  CompileOptions compileOptions;
+  if (int rc = prepare(engine, equation, numOperands, ranks, shapes, type,
+                       options, shapeList, elementType, compileOptions, error))
+    return rc;
+  std::optional<Stage> parsed = parseStage(stage ? stage : "");
+  if (!parsed || !ir)
+    return fail(error, std::string("einsum: unknown stage '") +
+                           (stage ? stage : "") +
+                           "' (expected einsum, linalg, llvm-dialect or "
+                           "llvm-ir)");
+  llvm::Expected<std::string> text = engine->engine.emit(
+      equation, shapeList, elementType, *parsed, compileOptions);
+  if (!text)
+    return fail(error, "einsum: " + llvm::toString(text.takeError()));
+  *ir = copyString(*text);
+  return 0;
+}
+
+int einsumExplain(EinsumEngine engine, const char *equation, int numOperands,
+                  const int *ranks, const int64_t *const *shapes,
+                  EinsumElementType type, const EinsumOptions *options,
+                  int json, char **report, char **error) {
+  llvm::SmallVector<llvm::SmallVector<int64_t>> shapeList;
+  ElementType elementType;
+  CompileOptions compileOptions;
+  if (int rc = prepare(engine, equation, numOperands, ranks, shapes, type,
+                       options, shapeList, elementType, compileOptions, error))
+    return rc;
+  if (!report)
+    return fail(error, "einsum: no report pointer");
+  llvm::Expected<ContractionPath> path = engine->engine.explain(
+      equation, shapeList, elementType, compileOptions);
+  if (!path)
+    return fail(error, "einsum: " + llvm::toString(path.takeError()));
+  *report = copyString(json ? path->getJSON(equation)
+                            : path->getReport(equation));
+  return 0;
+}
+
+} // extern "C"

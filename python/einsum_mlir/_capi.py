@@ -1,0 +1,85 @@
+"""ctypes bindings of einsum-mlir's C API (include/einsum-c/Einsum.h).
+
+The library is libEinsumCAPI.so beside this file, or the one named by the
+EINSUM_MLIR_LIB environment variable.
+"""
+
+import ctypes
+import os
+
+_I64P = ctypes.POINTER(ctypes.c_int64)
+
+
+class Options(ctypes.Structure):
+    _fields_ = [
+        ("target", ctypes.c_char_p),
+        ("threads", ctypes.c_uint),
+        ("pathStrategy", ctypes.c_char_p),
+        ("memoryLimit", ctypes.c_uint64),
+        ("minimize", ctypes.c_char_p),
+    ]
+
+
+def _load():
+    path = os.environ.get("EINSUM_MLIR_LIB") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "libEinsumCAPI.so")
+    lib = ctypes.CDLL(path)
+    err = ctypes.POINTER(ctypes.c_char_p)
+    shapes = ctypes.POINTER(_I64P)
+    ints = ctypes.POINTER(ctypes.c_int)
+    sig = {
+        "einsumOptionsInit": (None, [ctypes.POINTER(Options)]),
+        "einsumFreeString": (None, [ctypes.c_void_p]),
+        "einsumEngineCreate": (ctypes.c_int, [ctypes.POINTER(ctypes.c_void_p),
+                                              ctypes.POINTER(ctypes.c_void_p)]),
+        "einsumEngineDestroy": (None, [ctypes.c_void_p]),
+        "einsumEngineCacheSize": (ctypes.c_size_t, [ctypes.c_void_p]),
+        "einsumEngineCacheHits": (ctypes.c_size_t, [ctypes.c_void_p]),
+        "einsumSublistsToEquation": (ctypes.c_int, [
+            ctypes.c_int, ints, shapes, ctypes.c_int, _I64P,
+            ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]),
+        "einsumCompile": (ctypes.c_int, [
+            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ints, shapes,
+            ctypes.c_int, ctypes.POINTER(Options),
+            ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]),
+        "einsumKernelDestroy": (None, [ctypes.c_void_p]),
+        "einsumKernelOutputRank": (ctypes.c_int, [ctypes.c_void_p]),
+        "einsumKernelOutputShape": (_I64P, [ctypes.c_void_p]),
+        "einsumKernelFlops": (ctypes.c_double, [ctypes.c_void_p]),
+        "einsumKernelCompileSeconds": (ctypes.c_double, [ctypes.c_void_p]),
+        "einsumKernelRun": (ctypes.c_int, [
+            ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p),
+            shapes, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)]),
+        "einsumEmitIR": (ctypes.c_int, [
+            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ints, shapes,
+            ctypes.c_int, ctypes.POINTER(Options), ctypes.c_char_p,
+            ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]),
+        "einsumExplain": (ctypes.c_int, [
+            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ints, shapes,
+            ctypes.c_int, ctypes.POINTER(Options), ctypes.c_int,
+            ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]),
+    }
+    del err
+    for name, (restype, argtypes) in sig.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+    return lib
+
+
+lib = _load()
+
+
+def take_string(ptr):
+    """Returns the Python str of a C string from the API and frees it."""
+    if not ptr:
+        return ""
+    text = ctypes.string_at(ptr).decode()
+    lib.einsumFreeString(ptr)
+    return text
+
+
+def check(rc, error):
+    """Raises ValueError with the C++ diagnostic when a call failed."""
+    if rc != 0:
+        raise ValueError(take_string(error.value))

@@ -1,0 +1,194 @@
+"""Tests of the einsum_mlir package against numpy.einsum (and torch's rules)."""
+
+import os
+import random
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import einsum_mlir as em  # noqa: E402
+from einsum_oracle import LETTERS, numpy_equation  # noqa: E402
+
+DTYPES = [np.float32, np.float64, np.float16, np.int32, np.int64]
+TOL = {np.float32: 1e-4, np.float64: 1e-10, np.float16: 2e-2}
+
+
+def data(shape, dtype, rng):
+    if np.dtype(dtype).kind == "i":
+        return rng.integers(-4, 5, size=shape).astype(dtype)
+    return rng.uniform(-1, 1, size=shape).astype(dtype)
+
+
+def expected(equation, operands):
+    shapes = [o.shape for o in operands]
+    wide = [o.astype(np.float64) if o.dtype.kind == "f" else
+            o.astype(np.int64) for o in operands]
+    return np.einsum(numpy_equation(equation, shapes), *wide)
+
+
+def assert_close(got, want, dtype):
+    assert got.dtype == np.dtype(dtype)
+    assert got.shape == np.shape(want)
+    if np.dtype(dtype).kind == "i":
+        np.testing.assert_array_equal(got, np.asarray(want).astype(dtype))
+    else:
+        scale = max(1.0, float(np.max(np.abs(want))) if np.size(want) else 1)
+        np.testing.assert_allclose(got.astype(np.float64), want,
+                                   atol=TOL[dtype] * scale, rtol=TOL[dtype])
+
+
+# (equation, shapes): diagonals, broadcasts, ellipses, summed ellipses,
+# zero-size dims, scalars, implicit outputs, several operands.
+FIXED = [
+    ("ii", [(4, 4)]), ("ii->i", [(4, 4)]), ("i,j->ij", [(5,), (4,)]),
+    ("bij,bjk->bik", [(3, 2, 5), (3, 5, 4)]), ("...ij->...ji", [(2, 3, 4, 5)]),
+    ("bn,anm,bm->ba", [(2, 5), (3, 5, 4), (2, 4)]), ("aB", [(2, 3)]),
+    ("ij,jk", [(2, 3), (3, 4)]), ("...ij->ij", [(5, 2, 3)]),
+    ("ij,ij->ij", [(1, 3), (2, 1)]), ("ij,jk->ik", [(2, 0), (0, 3)]),
+    ("", [()]), (",->", [(), ()]), (",i->i", [(), (3,)]),
+    ("iij,jk->ki", [(3, 3, 2), (2, 4)]), ("...i,...i", [(2, 1, 4), (3, 4)]),
+    ("i...j,j...->...i", [(2, 3, 4), (4, 3)]), (" i j , j k -> i k ",
+                                                 [(2, 3), (3, 2)]),
+    ("ij,jk,kl,lm->im", [(4, 3), (3, 5), (5, 2), (2, 6)]),
+    ("a,b,c,d,e,f->fedcba", [(1,), (2,), (3,), (1,), (2,), (1,)]),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("equation,shapes", FIXED)
+def test_fixed(equation, shapes, dtype):
+    rng = np.random.default_rng(abs(hash((equation, str(dtype)))) % 2**32)
+    ops = [data(s, dtype, rng) for s in shapes]
+    assert_close(em.einsum(equation, *ops), expected(equation, ops), dtype)
+
+
+def random_case(rng):
+    n = rng.choice([1, 2, 2, 3, 4])
+    labels = rng.sample(LETTERS[:10] + LETTERS[26:36], rng.randint(1, 5))
+    sizes = {l: rng.choice([0, 1, 2, 3, 4]) if rng.random() < 0.1 else
+             rng.choice([1, 2, 3]) for l in labels}
+    terms, shapes = [], []
+    for _ in range(n):
+        term = [rng.choice(labels) for _ in range(rng.randint(0, 3))]
+        terms.append("".join(term))
+        shapes.append(tuple(sizes[l] for l in term))
+    eq = ",".join(terms)
+    if rng.random() < 0.6:
+        present = sorted(set("".join(terms)))
+        eq += "->" + "".join(rng.sample(present, rng.randint(0, len(present))))
+    return eq, shapes
+
+
+RANDOM = [random_case(random.Random(seed)) for seed in range(140)]
+
+
+@pytest.mark.parametrize("case", range(len(RANDOM)))
+def test_random(case):
+    equation, shapes = RANDOM[case]
+    dtype = DTYPES[case % len(DTYPES)]
+    rng = np.random.default_rng(case)
+    ops = [data(s, dtype, rng) for s in shapes]
+    assert_close(em.einsum(equation, *ops), expected(equation, ops), dtype)
+
+
+def test_sublist_forms():
+    rng = np.random.default_rng(0)
+    a = data((3, 2, 5), np.float64, rng)
+    b = data((3, 5, 4), np.float64, rng)
+    want = np.einsum("bij,bjk->bik", a, b)
+    np.testing.assert_allclose(
+        em.einsum(a, [Ellipsis, 0, 1], b, [Ellipsis, 1, 2], [Ellipsis, 0, 2]),
+        want)
+    np.testing.assert_allclose(em.einsum(a, [27, 0, 1], b, [27, 1, 2],
+                                         [27, 0, 2]), want)
+    # Implicit output: sublist labels 0-25 are 'A'-'Z', 26-51 'a'-'z'.
+    m = data((2, 3), np.float32, rng)
+    assert em.einsum(m, [26, 1]).shape == (3, 2)  # 'aB' -> 'Ba'
+
+
+def test_array_likes_and_strides():
+    class Wrapped:
+        def __init__(self, a):
+            self.a = a
+
+        def __array__(self, dtype=None):
+            return self.a
+
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(em.einsum("ij->ji", Wrapped(a)), a.T)
+    np.testing.assert_array_equal(em.einsum("ij->ij", a[:, ::2]), a[:, ::2])
+    np.testing.assert_array_equal(em.einsum("ij->j", a.T), a.sum(axis=1))
+    assert em.einsum("i,i", [1, 2, 3], [4, 5, 6]) == 32
+
+
+def test_scalar_result_is_0d():
+    r = em.einsum("i->", np.ones(3, dtype=np.int32))
+    assert isinstance(r, np.ndarray) and r.shape == () and r == 3
+
+
+def test_errors_have_compiler_text():
+    a = np.zeros((2, 3), np.float32)
+    with pytest.raises(ValueError, match=r"^einsum: operand 1: label 'j' has "
+                       r"size 2, but size 3 was seen before in operand 0 "
+                       r"\(column 4\)$"):
+        em.einsum("ij,jk->ik", a, a)
+    with pytest.raises(ValueError, match=r"invalid character '#' \(column 3\)"):
+        em.einsum("ij#", a)
+    with pytest.raises(ValueError, match="the equation has 2 operand terms, "
+                       "but 1 operand was given"):
+        em.einsum("ij,jk", a)
+    with pytest.raises(ValueError, match="operand 1 has element type f64, but "
+                       "operand 0 has f32"):
+        em.einsum("ij,ij", a, a.astype(np.float64))
+    with pytest.raises(ValueError, match="element type int8 is not supported"):
+        em.einsum("i", np.zeros(3, np.int8))
+    with pytest.raises(ValueError, match="52 is not a subscript"):
+        em.einsum(a, [0, 52])
+    with pytest.raises(ValueError, match="memory limit of 10 bytes"):
+        em.einsum("ij,jk,kl->il", a, a.T, a, memory_limit=10)
+    with pytest.raises(ValueError, match="unknown path strategy 'best'"):
+        em.einsum("ij,jk,kl->il", a, a.T, a, path="best")
+
+
+def test_compile_and_cache_reuse():
+    k = em.compile("ij,jk->ik", (4, 3), (3, 5), dtype="float64")
+    assert k.output_shape == (4, 5) and k.flops == 2 * 4 * 3 * 5
+    a, b = np.ones((4, 3)), np.ones((3, 5))
+    np.testing.assert_array_equal(k(a, b), np.full((4, 5), 3.0))
+    out = np.empty((4, 5))
+    assert k(a, b, out=out) is out
+    assert em.compile("ij,jk->ik", (4, 3), (3, 5), dtype="float64") is k
+    size, _ = em.cache_info()
+    for _ in range(3):
+        em.einsum("ij,jk->ik", a, b)
+    em.einsum("ij,jk->ik", np.ones((4, 3), np.float32),
+              np.ones((3, 5), np.float32))
+    size2, _ = em.cache_info()
+    assert size2 == size + 1  # only the float32 kernel is new
+    with pytest.raises(ValueError, match="operand 0 has type 4x4xf64, but the "
+                       "kernel expects 4x3xf64"):
+        k(np.ones((4, 4)), b)
+    assert "linalg.generic" in k.ir("linalg")
+
+
+def test_threads_and_paths():
+    rng = np.random.default_rng(5)
+    ops = [data(s, np.float64, rng) for s in [(30, 8), (8, 30), (30, 8)]]
+    want = np.einsum("ij,jk,kl->il", *ops)
+    for threads in (1, 2):
+        for path in ("optimal", "dp", "greedy", "left-to-right"):
+            np.testing.assert_allclose(
+                em.einsum("ij,jk,kl->il", *ops, threads=threads, path=path),
+                want)
+
+
+def test_path_info():
+    info = em.einsum_path("ij,jk,kl,lm->im", (256, 8), (8, 256), (256, 8),
+                          (8, 256))
+    assert info.optimized_flops < info.naive_flops
+    assert info.largest_intermediate_bytes == 8 * 256 * 4
+    assert [s["equation"] for s in info.steps][0] == "jk,kl->jl"
+    assert info.path == [(1, 2), (3, 4), (0, 5)]
+    assert "naive flops" in str(info)
