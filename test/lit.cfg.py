@@ -14,7 +14,7 @@ config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.einsum_obj_root, "test")
 config.excludes = {"CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
-                   "Inputs"}
+                   "Inputs", "downstream"}
 
 # As MLIR does: every FileCheck variable is scoped to its CHECK-LABEL block,
 # and a prefix that no line uses is an error.
@@ -27,6 +27,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 config.substitutions.append(("%PYTHON", config.python_executable))
 config.substitutions.append(("%einsum_unit_tests", config.einsum_unit_tests))
 config.substitutions.append(("%einsum_src", config.einsum_src_root))
+config.substitutions.append(("%einsum_obj", config.einsum_obj_root))
 config.substitutions.append(
     ("%einsum_python_packages",
      os.path.join(config.einsum_obj_root, "python_packages")))
