@@ -23,7 +23,8 @@ using namespace mlir;
 
 /// The loop that iterates over the first dimension of `op`'s output, if it
 /// is a parallel loop of static size > 1.
-static std::optional<unsigned> distributedLoop(linalg::LinalgOp op) {
+static std::optional<unsigned> distributedLoop(linalg::LinalgOp op,
+                                               int64_t minIterations) {
   if (op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics())
     return std::nullopt;
   OpOperand *init = op.getDpsInitOperand(0);
@@ -35,8 +36,12 @@ static std::optional<unsigned> distributedLoop(linalg::LinalgOp op) {
     return std::nullopt;
   unsigned loop = dim.getPosition();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  // An empty iteration space has nothing to distribute.
-  if (llvm::is_contained(ranges, 0))
+  // An empty or small iteration space is not worth the threads.
+  int64_t points = 1;
+  for (int64_t range : ranges)
+    if (!ShapedType::isDynamic(range))
+      points *= range;
+  if (points == 0 || points < minIterations)
     return std::nullopt;
   if (op.getIteratorTypesArray()[loop] != utils::IteratorType::parallel ||
       ShapedType::isDynamic(ranges[loop]) || ranges[loop] <= 1)
@@ -55,13 +60,13 @@ struct EinsumParallelizePass
     // Fills are fused into the loop of the op they initialize.
     SmallVector<linalg::LinalgOp> roots;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (!isa<linalg::FillOp>(op) && distributedLoop(op))
+      if (!isa<linalg::FillOp>(op) && distributedLoop(op, minIterations))
         roots.push_back(op);
     });
 
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : roots) {
-      unsigned loop = *distributedLoop(op);
+      unsigned loop = *distributedLoop(op, minIterations);
       int64_t size = op.getStaticLoopRanges()[loop];
       SmallVector<OpFoldResult> numThreadsPerLoop(op.getNumLoops(),
                                                   rewriter.getIndexAttr(0));

@@ -201,12 +201,17 @@ class Kernel:
                     "einsum: operand %d has type %s, but the kernel expects "
                     "%s" % (i, _type_string(a.shape, a.dtype),
                             _type_string(self.input_shapes[i], self.dtype)))
-        if out is None:
-            out = np.empty(self.output_shape, dtype=self.dtype)
-        elif (out.shape != self.output_shape or out.dtype != self.dtype or
-              not out.flags.c_contiguous):
+        if out is not None and (out.shape != self.output_shape or
+                                out.dtype != self.dtype or
+                                not out.flags.c_contiguous):
             raise ValueError("einsum: out must be a C-contiguous %s array" %
                              _type_string(self.output_shape, self.dtype))
+        return self._run(arrays, out)
+
+    def _run(self, arrays, out=None):
+        """Runs on arrays already known to have the kernel's types."""
+        if out is None:
+            out = np.empty(self.output_shape, dtype=self.dtype)
         data = self._ptrs(*[a.ctypes.data or _DUMMY for a in arrays])
         strides = None
         if not all(a.flags.c_contiguous for a in arrays):
@@ -317,7 +322,8 @@ def einsum(*args, **kwargs):
         equation, shapes, arrays, dtype, options = _prepare(args, {}, False)
         kernel = _kernel(equation, shapes, dtype, options)
         _fast[key] = kernel
-    return kernel(*arrays)
+    # The key fixes every operand's shape and dtype.
+    return kernel._run(arrays)
 
 
 _fast = {}

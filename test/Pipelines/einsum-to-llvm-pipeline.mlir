@@ -3,7 +3,7 @@
 // RUN: einsum-opt %s -einsum-to-linalg-pipeline -einsum-bufferize-pipeline | FileCheck %s --check-prefix=BUFFER
 // RUN: einsum-opt %s -einsum-to-linalg-pipeline -einsum-bufferize-pipeline \
 // RUN:   -einsum-lower-to-llvm-pipeline="expand-bf16=false" | FileCheck %s
-// RUN: einsum-opt %s -einsum-to-llvm-pipeline="num-threads=2" | FileCheck %s --check-prefix=OMP
+// RUN: einsum-opt %s -einsum-to-linalg-pipeline -einsum-parallelize="num-threads=2 min-iterations=0" -einsum-bufferize-pipeline -einsum-lower-to-llvm-pipeline="num-threads=2" | FileCheck %s --check-prefix=OMP
 
 // With threads, the kernel is an OpenMP parallel loop over two chunks.
 // OMP-LABEL: llvm.func @kernel

@@ -1,5 +1,9 @@
-// RUN: einsum-opt %s -split-input-file -convert-einsum-to-linalg -einsum-parallelize=num-threads=2 -canonicalize | FileCheck %s
+// RUN: einsum-opt %s -split-input-file -convert-einsum-to-linalg -einsum-parallelize="num-threads=2 min-iterations=0" -canonicalize | FileCheck %s
 // RUN: einsum-opt %s -split-input-file -einsum-parallelize=num-threads=1 | FileCheck %s --check-prefix=ONE
+// RUN: einsum-opt %s -split-input-file -einsum-parallelize=num-threads=2 | FileCheck %s --check-prefix=SMALL
+
+// By default, ops this small stay serial.
+// SMALL-NOT: scf.forall
 
 // The generic is split along its output's first dimension into two chunks,
 // and the fill of the accumulator is fused into each chunk.

@@ -19,8 +19,10 @@ def EinsumParallelizePass : Pass<"einsum-parallelize"> {
     output. Other producers are not fused (they would be recomputed by every
     thread wherever their slice is not split); they get loops of their own.
 
-    Ops with a rank-0 output, an empty iteration space, or whose first output
-    dimension is dynamic or has size 1, are left alone. With `num-threads=1` the pass does nothing.
+    Ops with a rank-0 output, an empty iteration space, fewer than
+    `min-iterations` points in their iteration space (starting threads costs
+    more than such an op), or whose first output dimension is dynamic or has
+    size 1, are left alone. With `num-threads=1` the pass does nothing.
 
     Input invariant: linalg on tensors, as `convert-einsum-to-linalg` emits.
     Output IR: `scf.forall` loops (no mapping attribute) around tiled linalg
@@ -31,6 +33,8 @@ def EinsumParallelizePass : Pass<"einsum-parallelize"> {
   let options = [
     Option<"numThreads", "num-threads", "unsigned", /*default=*/"1",
            "Number of chunks (threads) to split each op into">,
+    Option<"minIterations", "min-iterations", "int64_t", /*default=*/"32768",
+           "Leave ops with a smaller (static) iteration space serial">,
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect",
