@@ -9,10 +9,15 @@ small integers, so every result is exact in every element type.
     /usr/bin/python3 utils/gen-integration-tests.py > test/Integration/CPU/equations.test
 """
 
+import os
 import re
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "test",
+                                "python"))
+from einsum_oracle import numpy_equation, round_bf16  # noqa: E402
 
 # (name, equation, shapes, dtype)
 CASES = [
@@ -105,40 +110,6 @@ CASES = [
 
 NP_TYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16,
             "bf16": np.float32, "i32": np.int32, "i64": np.int64}
-
-
-def round_bf16(x):
-    """Rounds float64 values to bfloat16 (to nearest even), as float64."""
-    b = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    b = (b + 0x7FFF + ((b >> 16) & 1)) >> 16 << 16
-    return b.astype(np.uint32).view(np.float32).astype(np.float64)
-
-
-def numpy_equation(equation, shapes):
-    """Rewrites a torch equation for numpy: every ellipsis becomes explicit
-    labels (numpy refuses a summed ellipsis) and the output is explicit."""
-    eq = equation.replace(" ", "")
-    lhs, arrow, rhs = eq.partition("->")
-    terms = lhs.split(",")
-    letters = [c for c in
-               "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-               if c not in eq]
-    ranks = [len(s) - len(t.replace("...", "")) if "..." in t else 0
-             for t, s in zip(terms, shapes)]
-    ell = letters[:max(ranks + [0])]
-    new_terms = [t.replace("...", "".join(ell[len(ell) - r:]))
-                 for t, r in zip(terms, ranks)]
-    if arrow:
-        out = rhs.replace("...", "".join(ell))
-    else:
-        counts = {}
-        for t in terms:
-            for c in t.replace("...", ""):
-                counts[c] = counts.get(c, 0) + 1
-        once = sorted(c for c, n in counts.items() if n == 1)
-        out = ("".join(ell) if any("..." in t for t in terms) else "") + \
-            "".join(once)
-    return ",".join(new_terms) + "->" + out
 
 
 def reference(equation, shapes, dtype):

@@ -61,13 +61,20 @@ std::optional<ElementType> toElementType(EinsumElementType type) {
   return std::nullopt;
 }
 
-/// Validates the common arguments of compile, emit and explain.
+/// The common arguments of compile, emit and explain, validated.
+struct Request {
+  llvm::SmallVector<llvm::SmallVector<int64_t>> shapes;
+  ElementType elementType = ElementType::F32;
+  CompileOptions options;
+};
+
 int prepare(EinsumEngine engine, const char *equation, int numOperands,
             const int *ranks, const int64_t *const *shapes,
             EinsumElementType type, const EinsumOptions *options,
-            llvm::SmallVector<llvm::SmallVector<int64_t>> &shapeList,
-            ElementType &elementType, CompileOptions &compileOptions,
-            char **error) {
+            Request &request, char **error) {
+  auto &shapeList = request.shapes;
+  ElementType &elementType = request.elementType;
+  CompileOptions &compileOptions = request.options;
   if (!engine)
     return fail(error, "einsum: no engine");
   if (!equation)
@@ -202,21 +209,19 @@ int einsumCompile(EinsumEngine engine, const char *equation, int numOperands,
                   EinsumKernel *kernel, char **error) {
   if (!kernel)
     return fail(error, "einsum: no kernel pointer");
-  llvm::SmallVector<llvm::SmallVector<int64_t>> shapeList;
-  ElementType elementType;
-  CompileOptions compileOptions;
+  Request request;
   if (int rc = prepare(engine, equation, numOperands, ranks, shapes, type,
-                       options, shapeList, elementType, compileOptions, error))
+                       options, request, error))
     return rc;
   llvm::Expected<std::shared_ptr<Kernel>> compiled = engine->engine.compile(
-      equation, shapeList, elementType, compileOptions);
+      equation, request.shapes, request.elementType, request.options);
   if (!compiled)
     return fail(error,
                 "einsum: " + llvm::toString(compiled.takeError()));
   auto *impl = new EinsumKernelImpl();
   impl->kernel = std::move(*compiled);
-  impl->inputShapes.assign(shapeList.begin(), shapeList.end());
-  impl->elementSize = getByteWidth(elementType);
+  impl->inputShapes.assign(request.shapes.begin(), request.shapes.end());
+  impl->elementSize = getByteWidth(request.elementType);
   *kernel = impl;
   return 0;
 }
@@ -281,11 +286,9 @@ int einsumEmitIR(EinsumEngine engine, const char *equation, int numOperands,
                  const int *ranks, const int64_t *const *shapes,
                  EinsumElementType type, const EinsumOptions *options,
                  const char *stage, char **ir, char **error) {
-  llvm::SmallVector<llvm::SmallVector<int64_t>> shapeList;
-  ElementType elementType;
-  CompileOptions compileOptions;
+  Request request;
   if (int rc = prepare(engine, equation, numOperands, ranks, shapes, type,
-                       options, shapeList, elementType, compileOptions, error))
+                       options, request, error))
     return rc;
   std::optional<Stage> parsed = parseStage(stage ? stage : "");
   if (!parsed || !ir)
@@ -293,8 +296,9 @@ int einsumEmitIR(EinsumEngine engine, const char *equation, int numOperands,
                            (stage ? stage : "") +
                            "' (expected einsum, linalg, llvm-dialect or "
                            "llvm-ir)");
-  llvm::Expected<std::string> text = engine->engine.emit(
-      equation, shapeList, elementType, *parsed, compileOptions);
+  llvm::Expected<std::string> text =
+      engine->engine.emit(equation, request.shapes, request.elementType,
+                          *parsed, request.options);
   if (!text)
     return fail(error, "einsum: " + llvm::toString(text.takeError()));
   *ir = copyString(*text);
@@ -305,16 +309,14 @@ int einsumExplain(EinsumEngine engine, const char *equation, int numOperands,
                   const int *ranks, const int64_t *const *shapes,
                   EinsumElementType type, const EinsumOptions *options,
                   int json, char **report, char **error) {
-  llvm::SmallVector<llvm::SmallVector<int64_t>> shapeList;
-  ElementType elementType;
-  CompileOptions compileOptions;
+  Request request;
   if (int rc = prepare(engine, equation, numOperands, ranks, shapes, type,
-                       options, shapeList, elementType, compileOptions, error))
+                       options, request, error))
     return rc;
   if (!report)
     return fail(error, "einsum: no report pointer");
   llvm::Expected<ContractionPath> path = engine->engine.explain(
-      equation, shapeList, elementType, compileOptions);
+      equation, request.shapes, request.elementType, request.options);
   if (!path)
     return fail(error, "einsum: " + llvm::toString(path.takeError()));
   *report = copyString(json ? path->getJSON(equation)

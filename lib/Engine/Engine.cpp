@@ -122,15 +122,33 @@ struct Descriptor {
 // Kernel
 //===----------------------------------------------------------------------===//
 
+/// Calls a packed C-interface function with one memref descriptor pointer
+/// per argument.
+static void callPacked(void (*function)(void **),
+                       std::vector<Descriptor> &descriptors) {
+  std::vector<void *> pointers;
+  for (Descriptor &d : descriptors)
+    pointers.push_back(d.fields.data());
+  std::vector<void *> args;
+  for (void *&p : pointers)
+    args.push_back(&p);
+  function(args.data());
+}
+
+static llvm::Error checkArity(size_t expected, size_t given) {
+  if (given == expected)
+    return llvm::Error::success();
+  return makeError("the kernel takes " + llvm::Twine(expected) + " input" +
+                   (expected == 1 ? "" : "s") + ", but " + llvm::Twine(given) +
+                   (given == 1 ? " was" : " were") + " given");
+}
+
 Kernel::~Kernel() = default;
 
 llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
                         HostTensor &output) const {
-  if (inputs.size() != inputShapes.size())
-    return makeError("the kernel takes " + llvm::Twine(inputShapes.size()) +
-                     " input" + (inputShapes.size() == 1 ? "" : "s") +
-                     ", but " + llvm::Twine(inputs.size()) +
-                     (inputs.size() == 1 ? " was" : " were") + " given");
+  if (llvm::Error err = checkArity(inputShapes.size(), inputs.size()))
+    return err;
   std::vector<Descriptor> descriptors;
   descriptors.reserve(inputs.size() + 1);
   for (auto [i, input] : llvm::enumerate(inputs)) {
@@ -154,7 +172,7 @@ llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
                              input->getStrides());
   }
 
-  std::vector<void *> descriptorPointers;
+
   if (!returnsResult) {
     if (output.getElementType() != elementType ||
         output.getShape() != llvm::ArrayRef<int64_t>(outputShape) ||
@@ -165,12 +183,7 @@ llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
   } else {
     descriptors.emplace(descriptors.begin(), resultRank);
   }
-  for (Descriptor &d : descriptors)
-    descriptorPointers.push_back(d.fields.data());
-  std::vector<void *> args;
-  for (void *&p : descriptorPointers)
-    args.push_back(&p);
-  function(args.data());
+  callPacked(function, descriptors);
   if (!returnsResult)
     return llvm::Error::success();
 
@@ -202,35 +215,19 @@ llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
   return llvm::Error::success();
 }
 
-static llvm::SmallVector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
-  llvm::SmallVector<int64_t> strides(shape.size(), 1);
-  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * std::max<int64_t>(shape[i + 1], 1);
-  return strides;
-}
-
 llvm::Error Kernel::runOnBuffers(llvm::ArrayRef<const void *> inputs,
                                  void *output) const {
   if (returnsResult)
     return makeError("a module kernel returns its result; use run()");
-  if (inputs.size() != inputShapes.size())
-    return makeError("the kernel takes " + llvm::Twine(inputShapes.size()) +
-                     " input" + (inputShapes.size() == 1 ? "" : "s") +
-                     ", but " + llvm::Twine(inputs.size()) +
-                     (inputs.size() == 1 ? " was" : " were") + " given");
+  if (llvm::Error err = checkArity(inputShapes.size(), inputs.size()))
+    return err;
   std::vector<Descriptor> descriptors;
   descriptors.reserve(inputs.size() + 1);
   for (auto [i, data] : llvm::enumerate(inputs))
     descriptors.emplace_back(const_cast<void *>(data), inputShapes[i],
-                             rowMajorStrides(inputShapes[i]));
-  descriptors.emplace_back(output, outputShape, rowMajorStrides(outputShape));
-  std::vector<void *> pointers;
-  for (Descriptor &d : descriptors)
-    pointers.push_back(d.fields.data());
-  std::vector<void *> args;
-  for (void *&p : pointers)
-    args.push_back(&p);
-  function(args.data());
+                             getRowMajorStrides(inputShapes[i]));
+  descriptors.emplace_back(output, outputShape, getRowMajorStrides(outputShape));
+  callPacked(function, descriptors);
   return llvm::Error::success();
 }
 

@@ -192,11 +192,16 @@ int64_t HostTensor::getNumElements() const {
   return n;
 }
 
-llvm::SmallVector<int64_t> HostTensor::getStrides() const {
+llvm::SmallVector<int64_t>
+mlir::einsum::getRowMajorStrides(llvm::ArrayRef<int64_t> shape) {
   llvm::SmallVector<int64_t> strides(shape.size(), 1);
   for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
     strides[i] = strides[i + 1] * std::max<int64_t>(shape[i + 1], 1);
   return strides;
+}
+
+llvm::SmallVector<int64_t> HostTensor::getStrides() const {
+  return getRowMajorStrides(shape);
 }
 
 double HostTensor::getAsDouble(int64_t i) const {

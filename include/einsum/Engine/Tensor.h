@@ -46,6 +46,9 @@ uint16_t floatToHalf(float value);
 float bf16ToFloat(uint16_t bits);
 uint16_t floatToBF16(float value);
 
+/// Row-major strides, in elements, of a dense tensor of `shape`.
+llvm::SmallVector<int64_t> getRowMajorStrides(llvm::ArrayRef<int64_t> shape);
+
 /// Alignment of every tensor buffer; unaligned buffers measurably slow the
 /// vectorized kernels down.
 constexpr size_t kBufferAlignment = 64;
