@@ -9,6 +9,9 @@
 
 #include "gtest/gtest.h"
 
+#include <atomic>
+#include <thread>
+
 using namespace mlir::einsum;
 using Shapes = llvm::SmallVector<llvm::SmallVector<int64_t>>;
 
@@ -75,6 +78,43 @@ TEST(Engine, ReportsEquationErrors) {
   auto emitted = engine.emit("ji", {{2, 3}}, ElementType::F32, Stage::Linalg);
   ASSERT_TRUE(!!emitted);
   EXPECT_NE(emitted->find("linalg.generic"), std::string::npos);
+}
+
+TEST(Engine, ThreadSafe) {
+  // Several threads compile (partly the same kernels) and run concurrently.
+  Engine engine;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 3; ++i) {
+        int64_t n = 2 + (t + i) % 3;
+        auto kernel =
+            engine.compile("ij,jk->ik", {{n, 3}, {3, n}}, ElementType::F64);
+        if (!kernel) {
+          llvm::consumeError(kernel.takeError());
+          ++failures;
+          continue;
+        }
+        HostTensor a(ElementType::F64, {n, 3}), b(ElementType::F64, {3, n});
+        fillIota(a);
+        fillIota(b);
+        HostTensor c;
+        if (llvm::Error err = (*kernel)->run({&a, &b}, c)) {
+          llvm::consumeError(std::move(err));
+          ++failures;
+          continue;
+        }
+        auto res = resolveEinsum("ij,jk->ik", {{n, 3}, {3, n}});
+        if (!compareWithReference(c, evaluateReference(*res, {&a, &b})).ok)
+          ++failures;
+      }
+    });
+  }
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(engine.getCacheSize(), 3u);
 }
 
 TEST(Reference, MatchesHandComputedValues) {
