@@ -172,12 +172,16 @@ llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
                              input->getStrides());
   }
 
-
   if (!returnsResult) {
     if (output.getElementType() != elementType ||
         output.getShape() != llvm::ArrayRef<int64_t>(outputShape) ||
-        !output.data())
-      output = HostTensor(elementType, outputShape);
+        !output.data()) {
+      llvm::Expected<HostTensor> created =
+          HostTensor::create(elementType, outputShape);
+      if (!created)
+        return makeError("the result: " + llvm::toString(created.takeError()));
+      output = std::move(*created);
+    }
     descriptors.emplace_back(output.data(), output.getShape(),
                              output.getStrides());
   } else {

@@ -214,15 +214,21 @@ llvm::Expected<HostTensor> mlir::einsum::parseNpy(StringRef bytes,
     return fail(why + "; supported: <f4, <f8, <f2, <i4, <i8 and <V2 (bf16)");
   }
 
-  HostTensor tensor(*type, shape);
-  size_t expected = tensor.getNumBytes();
+  // Check the size against the file before allocating anything.
+  std::optional<uint64_t> needed = getDenseByteSize(*type, shape);
   size_t available = bytes.size() - dataOffset;
-  if (available < expected)
+  if (!needed || available < *needed)
     return fail("truncated data: " + llvm::Twine(available) +
-                " bytes, but shape and type need " + llvm::Twine(expected));
-  if (available > expected)
-    return fail(llvm::Twine(available - expected) +
+                " bytes, but shape and type need " +
+                (needed ? llvm::Twine(*needed) : llvm::Twine("more")));
+  if (available > *needed)
+    return fail(llvm::Twine(available - *needed) +
                 " unexpected bytes after the data");
+  llvm::Expected<HostTensor> created = HostTensor::create(*type, shape);
+  if (!created)
+    return fail(llvm::toString(created.takeError()));
+  HostTensor tensor = std::move(*created);
+  size_t expected = tensor.getNumBytes();
   const char *data = bytes.data() + dataOffset;
   if (!fortranOrder || tensor.getRank() < 2) {
     std::memcpy(tensor.data(), data, expected);

@@ -16,6 +16,8 @@
 #include <cstring>
 #include <random>
 
+#include <unistd.h>
+
 using namespace mlir;
 using namespace mlir::einsum;
 
@@ -172,17 +174,75 @@ uint16_t mlir::einsum::floatToBF16(float f) {
 
 void HostTensor::Free::operator()(void *p) const { std::free(p); }
 
-HostTensor::HostTensor(ElementType type, llvm::ArrayRef<int64_t> shape)
-    : type(type), shape(shape) {
-  // Never a null pointer, also for zero-size tensors; rounded up to the
-  // alignment as aligned_alloc requires.
-  size_t bytes = std::max<size_t>(getNumBytes(), kBufferAlignment);
+std::optional<uint64_t>
+mlir::einsum::getDenseByteSize(ElementType type,
+                               llvm::ArrayRef<int64_t> shape) {
+  uint64_t bytes = getByteWidth(type);
+  for (int64_t d : shape) {
+    if (d < 0)
+      return std::nullopt;
+    if (d == 0)
+      return 0;
+    if (bytes > (uint64_t(1) << 62) / static_cast<uint64_t>(d))
+      return std::nullopt;
+    bytes *= static_cast<uint64_t>(d);
+  }
+  return bytes;
+}
+
+/// A zeroed, aligned buffer of at least `bytes` (never null), or null.
+static void *allocateBuffer(uint64_t bytes) {
+  bytes = std::max<uint64_t>(bytes, kBufferAlignment);
   bytes = (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
   void *p = std::aligned_alloc(kBufferAlignment, bytes);
+  if (p)
+    std::memset(p, 0, bytes);
+  return p;
+}
+
+static uint64_t physicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long pageSize = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return ~uint64_t(0);
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize);
+}
+
+HostTensor::HostTensor(ElementType type, llvm::ArrayRef<int64_t> shape)
+    : type(type), shape(shape) {
+  void *p = allocateBuffer(getDenseByteSize(type, shape).value_or(0));
   if (!p)
     llvm::report_fatal_error("einsum: out of memory allocating a tensor");
-  std::memset(p, 0, bytes);
   buffer.reset(p);
+}
+
+llvm::Expected<HostTensor> HostTensor::create(ElementType type,
+                                              llvm::ArrayRef<int64_t> shape) {
+  std::string typeText;
+  for (int64_t d : shape)
+    typeText += std::to_string(d) + "x";
+  typeText += getName(type).str();
+  std::optional<uint64_t> bytes = getDenseByteSize(type, shape);
+  if (!bytes)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "a " + typeText + " tensor is too large");
+  if (*bytes > physicalMemoryBytes())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "a " + typeText + " tensor needs " + std::to_string(*bytes) +
+            " bytes, more than the machine's " +
+            std::to_string(physicalMemoryBytes()) + " bytes of memory");
+  HostTensor tensor;
+  tensor.type = type;
+  tensor.shape.assign(shape.begin(), shape.end());
+  void *p = allocateBuffer(*bytes);
+  if (!p)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "cannot allocate " + std::to_string(*bytes) + " bytes for a " +
+            typeText + " tensor");
+  tensor.buffer.reset(p);
+  return std::move(tensor);
 }
 
 int64_t HostTensor::getNumElements() const {

@@ -173,7 +173,8 @@ HostTensor materialize(const InputSpec &spec, unsigned index, uint64_t seed) {
                          typeString(spec.type->first, spec.type->second)));
     return tensor;
   }
-  HostTensor tensor(spec.type->second, spec.type->first);
+  HostTensor tensor = check(HostTensor::create(spec.type->second, spec.type->first),
+                            ("input " + llvm::Twine(index) + ": ").str());
   if (spec.iota)
     fillIota(tensor);
   else

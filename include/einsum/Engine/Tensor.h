@@ -16,6 +16,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <memory>
@@ -46,6 +47,11 @@ uint16_t floatToHalf(float value);
 float bf16ToFloat(uint16_t bits);
 uint16_t floatToBF16(float value);
 
+/// Bytes of a dense tensor of `shape` and `type`, or std::nullopt when that
+/// does not fit in 63 bits.
+std::optional<uint64_t> getDenseByteSize(ElementType type,
+                                         llvm::ArrayRef<int64_t> shape);
+
 /// Row-major strides, in elements, of a dense tensor of `shape`.
 llvm::SmallVector<int64_t> getRowMajorStrides(llvm::ArrayRef<int64_t> shape);
 
@@ -57,7 +63,12 @@ constexpr size_t kBufferAlignment = 64;
 class HostTensor {
 public:
   HostTensor() = default;
+  /// Allocates (zeroed); aborts when memory is exhausted. Use create() for
+  /// sizes that come from user input.
   HostTensor(ElementType type, llvm::ArrayRef<int64_t> shape);
+  /// Allocates, or explains why it cannot.
+  static llvm::Expected<HostTensor> create(ElementType type,
+                                           llvm::ArrayRef<int64_t> shape);
 
   ElementType getElementType() const { return type; }
   llvm::ArrayRef<int64_t> getShape() const { return shape; }

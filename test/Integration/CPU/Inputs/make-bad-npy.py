@@ -22,6 +22,8 @@ files = {
                       "'shape': (2,), }", b"\0" * 16),
     "bigendian.npy": npy("{'descr': '>f4', 'fortran_order': False, "
                          "'shape': (2,), }", b"\0" * 8),
+    "huge.npy": npy("{'descr': '<f4', 'fortran_order': False, "
+                    "'shape': (1099511627776, 4096), }"),
     "good.npy": npy("{'descr': '<f8', 'fortran_order': False, "
                     "'shape': (3,), }", struct.pack("<3d", 1, 2, 3)),
 }
