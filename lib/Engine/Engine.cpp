@@ -506,7 +506,8 @@ Engine::compile(llvm::StringRef equation,
   // The path of three or more operands first: a memory limit that no path
   // meets is an equation-level error, reported before anything is compiled.
   std::optional<ContractionPath> path;
-  if (shapes.size() >= 3) {
+  if (shapes.size() >= 3 &&
+      resolution.numDims() <= static_cast<unsigned>(kNumLabels)) {
     llvm::Expected<ContractionPath> found =
         findContractionPath(resolution, makePathOptions(options, elementType));
     if (!found)

@@ -71,8 +71,18 @@ struct EinsumOptimizePathPass
 
   LogicalResult rewrite(ContractOp op, RewriterBase &rewriter,
                         const PathOptions &options) {
+    EinsumResolution resolution = op.getResolution();
+    // Steps name every dim with a letter; an einsum with more dims (52
+    // labels plus ellipsis dims) stays one loop nest.
+    if (resolution.numDims() > static_cast<unsigned>(kNumLabels)) {
+      if (explain)
+        op.emitRemark() << "einsum path: " << resolution.numDims()
+                        << " dims cannot be named in step equations; the "
+                           "einsum stays one loop nest";
+      return success();
+    }
     llvm::Expected<ContractionPath> path =
-        findContractionPath(op.getResolution(), getPathOptions(op, options));
+        findContractionPath(resolution, getPathOptions(op, options));
     if (!path)
       return op.emitOpError() << llvm::toString(path.takeError());
     if (explain)
