@@ -46,7 +46,21 @@ def _get_engine():
     return _engine
 
 
+def _storage_dtype(name):
+    """The numpy dtype that holds elements of `name`. numpy has no bfloat16:
+    without a dtype of that name (ml_dtypes), bf16 arrays are uint16 arrays
+    of bfloat16 bit patterns."""
+    if name == "bfloat16":
+        try:
+            return np.dtype("bfloat16")
+        except TypeError:
+            return np.dtype(np.uint16)
+    return np.dtype(name)
+
+
 def _dtype_name(dtype):
+    if isinstance(dtype, str) and dtype == "bfloat16":
+        return dtype
     name = np.dtype(dtype).name
     if name not in _TYPES:
         raise ValueError(
@@ -164,7 +178,7 @@ class Kernel:
     def __init__(self, equation, shapes, dtype, options):
         self.equation = equation
         self.input_shapes = tuple(tuple(s) for s in shapes)
-        self.dtype = np.dtype(dtype)
+        self.dtype = _storage_dtype(dtype)
         self._options = options
         self._type = _TYPES[dtype]
         ranks, pointers, _keep = _shape_args(self.input_shapes)
@@ -268,6 +282,12 @@ def _explain(equation, shapes, type_code, options):
 
 
 def _prepare(args, kwargs, allow_shapes):
+    kwargs = dict(kwargs)
+    # dtype="bfloat16" reads uint16 operands as bfloat16 bit patterns.
+    bits = kwargs.pop("dtype", None)
+    if bits is not None and bits != "bfloat16":
+        raise ValueError("einsum: dtype= may only be 'bfloat16' (to read "
+                         "uint16 arrays as bfloat16 bits)")
     options = _Options(**kwargs)
     equation, operands = _split_args(args)
     dtype = None
@@ -280,7 +300,10 @@ def _prepare(args, kwargs, allow_shapes):
             arrays.append(None)
             continue
         a = np.asarray(op)
-        name = _dtype_name(a.dtype)
+        if bits and a.dtype == np.uint16:
+            name = "bfloat16"
+        else:
+            name = _dtype_name(a.dtype)
         if dtype is None:
             dtype = name
         elif name != dtype:
@@ -307,7 +330,9 @@ def einsum(*args, **kwargs):
     """torch.einsum on numpy arrays (or anything with __array__):
     einsum(equation, *operands) or einsum(op0, sublist0, op1, sublist1, ...,
     [output_sublist]). Keyword options: threads, path ('auto', 'optimal',
-    'dp', 'greedy', 'left-to-right'), memory_limit, minimize, target."""
+    'dp', 'greedy', 'left-to-right'), memory_limit, minimize, target, and
+    dtype='bfloat16' to read uint16 operands as bfloat16 bit patterns (numpy
+    has no bfloat16; the result is then uint16 bits too)."""
     if kwargs:
         equation, shapes, arrays, dtype, options = _prepare(args, kwargs,
                                                             False)
@@ -331,7 +356,11 @@ _fast = {}
 
 def compile(*args, dtype=None, **kwargs):
     """A reusable Kernel. Operands are arrays, or shape tuples with dtype=.
-    Accepts the same forms and options as einsum()."""
+    Accepts the same forms and options as einsum(); with dtype='bfloat16' the
+    kernel takes and returns uint16 arrays of bfloat16 bits (unless numpy
+    knows a bfloat16 dtype)."""
+    if dtype == "bfloat16":
+        kwargs["dtype"] = "bfloat16"
     equation, shapes, arrays, found, options = _prepare(args, kwargs, True)
     if dtype is not None:
         name = _dtype_name(dtype)

@@ -9,7 +9,8 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import einsum_mlir as em  # noqa: E402
-from einsum_oracle import LETTERS, numpy_equation  # noqa: E402
+from einsum_oracle import (LETTERS, bf16_bits, bf16_from_bits,  # noqa: E402
+                           numpy_equation, round_bf16)
 
 DTYPES = [np.float32, np.float64, np.float16, np.int32, np.int64]
 TOL = {np.float32: 1e-4, np.float64: 1e-10, np.float16: 2e-2}
@@ -192,3 +193,18 @@ def test_path_info():
     assert [s["equation"] for s in info.steps][0] == "jk,kl->jl"
     assert info.path == [(1, 2), (3, 4), (0, 5)]
     assert "naive flops" in str(info)
+
+
+@pytest.mark.parametrize("equation,shapes", FIXED)
+def test_bfloat16_bits(equation, shapes):
+    # numpy has no bfloat16: uint16 arrays carry the bit patterns.
+    rng = np.random.default_rng(abs(hash(equation)) % 2**32)
+    values = [round_bf16(rng.uniform(-1, 1, size=s)) for s in shapes]
+    bits = [bf16_bits(v) for v in values]
+    got = em.einsum(equation, *bits, dtype="bfloat16")
+    assert got.dtype == np.uint16
+    want = np.einsum(numpy_equation(equation, shapes), *values)
+    scale = max(1.0, float(np.max(np.abs(want))) if np.size(want) else 1)
+    np.testing.assert_allclose(bf16_from_bits(got), want, atol=2e-2 * scale)
+    k = em.compile(equation, *[tuple(s) for s in shapes], dtype="bfloat16")
+    np.testing.assert_array_equal(k(*bits), got)
