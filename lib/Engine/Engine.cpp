@@ -158,16 +158,10 @@ llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
                 shape.size() == expected.size();
     for (unsigned d = 0; fits && d < shape.size(); ++d)
       fits = expected[d] == kDynamicSize || expected[d] == shape[d];
-    if (!fits) {
-      std::string want;
-      for (int64_t d : expected)
-        want += (d == kDynamicSize ? std::string("?") : std::to_string(d)) +
-                "x";
-      want += getName(inputTypes[i]).str();
+    if (!fits)
       return makeError("input " + llvm::Twine(i) + " has type " +
                        input->getTypeString() + ", but the kernel expects " +
-                       want);
-    }
+                       formatTensorType(expected, inputTypes[i]));
     descriptors.emplace_back(const_cast<void *>(input->data()), shape,
                              input->getStrides());
   }

@@ -6,6 +6,8 @@
 
 #include "einsum/Engine/Tensor.h"
 
+#include "einsum/Dialect/Einsum/Utils/EinsumEquation.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
 
@@ -218,10 +220,7 @@ HostTensor::HostTensor(ElementType type, llvm::ArrayRef<int64_t> shape)
 
 llvm::Expected<HostTensor> HostTensor::create(ElementType type,
                                               llvm::ArrayRef<int64_t> shape) {
-  std::string typeText;
-  for (int64_t d : shape)
-    typeText += std::to_string(d) + "x";
-  typeText += getName(type).str();
+  std::string typeText = formatTensorType(shape, type);
   std::optional<uint64_t> bytes = getDenseByteSize(type, shape);
   if (!bytes)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -323,11 +322,17 @@ void HostTensor::setFromInt(int64_t i, int64_t value) {
     setFromDouble(i, static_cast<double>(value));
 }
 
-std::string HostTensor::getTypeString() const {
+std::string mlir::einsum::formatTensorType(llvm::ArrayRef<int64_t> shape,
+                                          ElementType type) {
   std::string s;
   for (int64_t d : shape)
-    s += std::to_string(d) + "x";
+    s += (d == kDynamicSize ? std::string("?") : std::to_string(d)) +
+         "x";
   return s + getName(type).str();
+}
+
+std::string HostTensor::getTypeString() const {
+  return formatTensorType(shape, type);
 }
 
 std::optional<std::pair<llvm::SmallVector<int64_t>, ElementType>>

@@ -153,13 +153,6 @@ InputSpec parseInputSpec(llvm::StringRef spec, unsigned index) {
   return result;
 }
 
-std::string typeString(llvm::ArrayRef<int64_t> shape, ElementType type) {
-  std::string s;
-  for (int64_t d : shape)
-    s += std::to_string(d) + "x";
-  return s + getName(type).str();
-}
-
 HostTensor materialize(const InputSpec &spec, unsigned index, uint64_t seed) {
   if (!spec.path.empty()) {
     HostTensor tensor =
@@ -170,7 +163,7 @@ HostTensor materialize(const InputSpec &spec, unsigned index, uint64_t seed) {
       fail(llvm::formatv("input {0}: {1} holds a {2} array, but {3} was "
                          "given",
                          index, spec.path, tensor.getTypeString(),
-                         typeString(spec.type->first, spec.type->second)));
+                         formatTensorType(spec.type->first, spec.type->second)));
     return tensor;
   }
   HostTensor tensor = check(HostTensor::create(spec.type->second, spec.type->first),

@@ -47,6 +47,9 @@ uint16_t floatToHalf(float value);
 float bf16ToFloat(uint16_t bits);
 uint16_t floatToBF16(float value);
 
+/// "2x3xf32" ("?" for a dynamic size, "f32" for a scalar).
+std::string formatTensorType(llvm::ArrayRef<int64_t> shape, ElementType type);
+
 /// Bytes of a dense tensor of `shape` and `type`, or std::nullopt when that
 /// does not fit in 63 bits.
 std::optional<uint64_t> getDenseByteSize(ElementType type,
