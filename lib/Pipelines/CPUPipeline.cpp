@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -39,15 +40,22 @@ void mlir::einsum::buildEinsumToLinalgPipeline(
   pm.addPass(createCSEPass());
 }
 
-void mlir::einsum::buildEinsumParallelizePipeline(OpPassManager &pm,
-                                                  unsigned numThreads) {
-  if (numThreads <= 1)
-    return;
-  EinsumParallelizePassOptions options;
-  options.numThreads = numThreads;
-  pm.addPass(createEinsumParallelizePass(options));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+void mlir::einsum::buildEinsumSchedulePipeline(
+    OpPassManager &pm, const EinsumToLLVMPipelineOptions &options) {
+  if (options.vectorize) {
+    EinsumSelectStrategyPassOptions strategyOptions;
+    strategyOptions.vectorBits = options.vectorBits;
+    pm.addPass(createEinsumSelectStrategyPass(strategyOptions));
+  }
+  if (options.numThreads > 1) {
+    EinsumParallelizePassOptions parallelizeOptions;
+    parallelizeOptions.numThreads = options.numThreads;
+    pm.addPass(createEinsumParallelizePass(parallelizeOptions));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  if (options.vectorize)
+    pm.addPass(createEinsumVectorizePass());
 }
 
 void mlir::einsum::buildEinsumBufferizePipeline(OpPassManager &pm) {
@@ -68,8 +76,11 @@ void mlir::einsum::buildEinsumBufferizePipeline(OpPassManager &pm) {
 
 void mlir::einsum::buildEinsumLowerToLLVMPipeline(
     OpPassManager &pm, const EinsumToLLVMPipelineOptions &options) {
-  // convert-einsum-to-linalg ordered the loop dimensions; the loop nest keeps
-  // that order.
+  // Vector transfers to loads and stores of 1-D vectors.
+  pm.addPass(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll(true)));
+  // Ops without a vector schedule: convert-einsum-to-linalg ordered their loop
+  // dimensions; the loop nest keeps that order.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   if (options.numThreads > 1) {
     // Threads: scf.forall -> scf.parallel -> omp.parallel + omp.wsloop. The
@@ -88,6 +99,15 @@ void mlir::einsum::buildEinsumLowerToLLVMPipeline(
   pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createSCFToControlFlowPass());
+  // After scf-to-cf: n-D vectors carried by loops (the register tiles) become
+  // LLVM arrays of 1-D vectors in block arguments. Contractions lower through
+  // outer products to FMAs, transposes through 16x16 shuffles.
+  ConvertVectorToLLVMPassOptions vectorOptions;
+  vectorOptions.vectorContractLowering =
+      vector::VectorContractLowering::OuterProduct;
+  vectorOptions.vectorTransposeLowering =
+      vector::VectorTransposeLowering::Shuffle16x16;
+  pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
@@ -103,7 +123,7 @@ void mlir::einsum::buildEinsumLowerToLLVMPipeline(
 void mlir::einsum::buildEinsumToLLVMPipeline(
     OpPassManager &pm, const EinsumToLLVMPipelineOptions &options) {
   buildEinsumToLinalgPipeline(pm, options);
-  buildEinsumParallelizePipeline(pm, options.numThreads);
+  buildEinsumSchedulePipeline(pm, options);
   buildEinsumBufferizePipeline(pm);
   buildEinsumLowerToLLVMPipeline(pm, options);
 }

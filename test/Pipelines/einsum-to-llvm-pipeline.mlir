@@ -1,4 +1,5 @@
-// RUN: einsum-opt %s -einsum-to-llvm-pipeline | FileCheck %s
+// RUN: einsum-opt %s -einsum-to-llvm-pipeline="vectorize=false" | FileCheck %s
+// RUN: einsum-opt %s -einsum-to-llvm-pipeline="vector-bits=512" | FileCheck %s --check-prefix=VEC
 // RUN: einsum-opt %s -einsum-to-linalg-pipeline | FileCheck %s --check-prefix=LINALG
 // RUN: einsum-opt %s -einsum-to-linalg-pipeline -einsum-bufferize-pipeline | FileCheck %s --check-prefix=BUFFER
 // RUN: einsum-opt %s -einsum-to-linalg-pipeline -einsum-bufferize-pipeline \
@@ -15,6 +16,19 @@
 // The engine's in-place calling convention: operands and result as memrefs.
 // After the whole pipeline only the LLVM dialect is left, and the result is
 // computed straight into the destination (no allocation, no copy).
+
+// With a vector schedule (einsum-select-strategy, einsum-vectorize): a 4x16
+// accumulator (four vector<16xf32>) is loaded once, carried through the
+// reduction loop as an LLVM array and updated with broadcasts and FMAs.
+// VEC-LABEL: llvm.func @kernel
+// VEC-NOT: llvm.call @malloc
+// VEC: llvm.load %{{.*}} -> vector<16xf32>
+// VEC: llvm.br ^[[LOOP:.*]](%{{.*}}, %{{.*}} : i64, !llvm.array<4 x vector<16xf32>>)
+// VEC: ^[[LOOP]](%{{.*}}: i64, %{{.*}}: !llvm.array<4 x vector<16xf32>>)
+// VEC: llvm.shufflevector
+// VEC: llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// VEC: llvm.store %{{.*}} : vector<16xf32>, !llvm.ptr
+// VEC: llvm.return
 
 // LINALG-LABEL: func.func @kernel
 // LINALG-NOT: einsum.contract

@@ -54,6 +54,16 @@ struct EinsumToLLVMPipelineOptions
       llvm::cl::desc("Threads to run each einsum on (1: no threading; more: "
                      "scf.forall lowered to OpenMP)"),
       llvm::cl::init(1)};
+  PassOptions::Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Tile and vectorize as einsum-select-strategy chooses "
+                     "(false: the plain loop nests)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<unsigned> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("Vector register width the schedules are chosen for "
+                     "(0: the host's)"),
+      llvm::cl::init(0)};
 };
 
 /// einsum.contract -> linalg.generic on tensors, canonicalized; einsums of
@@ -63,9 +73,10 @@ void buildEinsumToLinalgPipeline(OpPassManager &pm,
 /// One-shot bufferization (function boundaries included, identity layouts),
 /// empty-tensor elimination for in-place results, and deallocation.
 void buildEinsumBufferizePipeline(OpPassManager &pm);
-/// Distributes the linalg ops over `numThreads` threads (scf.forall on
-/// tensors); nothing when numThreads <= 1.
-void buildEinsumParallelizePipeline(OpPassManager &pm, unsigned numThreads);
+/// Schedules the linalg ops on tensors: chooses a strategy per op, distributes
+/// them over `numThreads` threads (scf.forall) and tiles and vectorizes them.
+void buildEinsumSchedulePipeline(OpPassManager &pm,
+                                 const EinsumToLLVMPipelineOptions &options);
 /// linalg on memrefs -> loops -> LLVM dialect; scf.forall loops become OpenMP
 /// parallel loops.
 void buildEinsumLowerToLLVMPipeline(OpPassManager &pm,

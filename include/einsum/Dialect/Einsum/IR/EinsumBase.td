@@ -19,6 +19,19 @@ def Einsum_Dialect : Dialect {
     checked by the project's single equation grammar (rules E1-E13 in
     `docs/Dialect/Einsum.md`); the result type follows from the equation and
     the operand types.
+
+    The attribute `#einsum.strategy` records the CPU schedule chosen for a
+    `linalg` op (see `einsum-select-strategy`); the dialect verifies it where
+    it is attached as `einsum.strategy`.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+  private:
+    /// Adds the attributes; defined next to their storage classes.
+    void registerAttributes();
+
+  public:
   }];
 }
 

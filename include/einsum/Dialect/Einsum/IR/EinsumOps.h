@@ -7,6 +7,7 @@
 #ifndef EINSUM_DIALECT_EINSUM_IR_EINSUMOPS_H
 #define EINSUM_DIALECT_EINSUM_IR_EINSUMOPS_H
 
+#include "einsum/Dialect/Einsum/IR/EinsumAttrs.h"
 #include "einsum/Dialect/Einsum/IR/EinsumDialect.h"
 #include "einsum/Dialect/Einsum/Utils/EinsumEquation.h"
 

@@ -1,0 +1,337 @@
+//===- SelectStrategy.cpp - choose CPU kernel schedules ---------*- C++ -*-===//
+//
+// Part of the einsum-mlir project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The one place that decides how a linalg op is scheduled on the CPU: the
+// kind of kernel, the loop order, and the cache and register tile sizes. The
+// decision is recorded as an #einsum.strategy attribute; einsum-vectorize
+// only reads it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "einsum/Transforms/Passes.h"
+
+#include "einsum/Dialect/Einsum/IR/EinsumAttrs.h"
+#include "einsum/Dialect/Einsum/IR/EinsumDialect.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace mlir {
+namespace einsum {
+#define GEN_PASS_DEF_EINSUMSELECTSTRATEGYPASS
+#include "einsum/Transforms/Passes.h.inc"
+} // namespace einsum
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::einsum;
+
+/// The vector register width of the host, from its CPU features.
+static unsigned getHostVectorBits() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  if (features.lookup("avx512f"))
+    return 512;
+  if (features.lookup("avx2") || features.lookup("avx"))
+    return 256;
+  return 128;
+}
+
+namespace {
+/// What the strategy needs to know about one linalg.generic.
+struct LoopInfo {
+  unsigned numLoops = 0;
+  SmallVector<int64_t> ranges;
+  SmallVector<bool> isReduction;
+  /// For each operand (inputs then output), the loop along which it is
+  /// contiguous, if any.
+  SmallVector<std::optional<unsigned>> contiguousLoop;
+  /// For each operand, the loops it uses.
+  SmallVector<llvm::SmallBitVector> usedLoops;
+  /// For each operand, its number of elements (static sizes only; dynamic
+  /// sizes count as 1024).
+  SmallVector<int64_t> numElements;
+};
+} // namespace
+
+static LoopInfo analyze(linalg::GenericOp op) {
+  LoopInfo info;
+  info.numLoops = op.getNumLoops();
+  info.ranges = op.getStaticLoopRanges();
+  for (utils::IteratorType type : op.getIteratorTypesArray())
+    info.isReduction.push_back(type == utils::IteratorType::reduction);
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    llvm::SmallBitVector used(info.numLoops);
+    for (AffineExpr expr : map.getResults())
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+        used.set(dim.getPosition());
+    std::optional<unsigned> contiguous;
+    if (map.getNumResults() > 0) {
+      if (auto last = dyn_cast<AffineDimExpr>(map.getResults().back())) {
+        unsigned uses = llvm::count_if(map.getResults(), [&](AffineExpr e) {
+          return e == last;
+        });
+        if (uses == 1)
+          contiguous = last.getPosition();
+      }
+    }
+    int64_t elements = 1;
+    if (auto type = dyn_cast<ShapedType>(operand.get().getType()))
+      for (int64_t size : type.getShape())
+        elements *= ShapedType::isDynamic(size) ? 1024 : size;
+    info.contiguousLoop.push_back(contiguous);
+    info.usedLoops.push_back(std::move(used));
+    info.numElements.push_back(elements);
+  }
+  return info;
+}
+
+/// The largest divisor of `extent` that is at most `limit` and a multiple of
+/// `multiple`, or `limit` rounded down to `multiple` when `extent` is
+/// dynamic or has none.
+static int64_t fitTile(int64_t extent, int64_t limit, int64_t multiple) {
+  limit = std::max<int64_t>(multiple, limit / multiple * multiple);
+  if (ShapedType::isDynamic(extent))
+    return limit;
+  if (extent <= limit)
+    return (extent + multiple - 1) / multiple * multiple;
+  for (int64_t tile = limit; tile >= multiple; tile -= multiple)
+    if (extent % tile == 0 && tile * 2 >= limit)
+      return tile;
+  return limit;
+}
+
+/// The register tile along the vector loop of a contraction: two vector
+/// registers, or a width that divides the loop (three or one registers).
+static int64_t chooseVectorTile(int64_t extent, int64_t lanes) {
+  if (ShapedType::isDynamic(extent) || extent % (2 * lanes) == 0)
+    return 2 * lanes;
+  if (extent % (3 * lanes) == 0)
+    return 3 * lanes;
+  if (extent % lanes == 0 || extent < lanes)
+    return extent < lanes ? extent : lanes;
+  return 2 * lanes;
+}
+
+namespace {
+/// A strategy under construction: everything indexed by the op's loops.
+struct Plan {
+  StrategyKind kind;
+  SmallVector<int64_t> order;
+  SmallVector<int64_t> cache;
+  SmallVector<int64_t> registerTiles;
+};
+} // namespace
+
+/// `contract`: an M x N register tile carried through the reductions.
+static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
+                                        unsigned vectorBits) {
+  unsigned numInputs = info.contiguousLoop.size() - 1;
+  if (numInputs != 2 || llvm::none_of(info.isReduction, [](bool r) {
+        return r;
+      }))
+    return std::nullopt;
+  const llvm::SmallBitVector &outLoops = info.usedLoops.back();
+  // N: a parallel loop along which an input is contiguous; the output's own
+  // contiguous loop first, so the accumulator rows are stored contiguously.
+  std::optional<unsigned> nLoop, nInput;
+  auto tryN = [&](std::optional<unsigned> loop) {
+    if (nLoop || !loop || info.isReduction[*loop])
+      return;
+    for (unsigned input = 0; input < numInputs; ++input)
+      if (info.contiguousLoop[input] == loop) {
+        nLoop = loop;
+        nInput = input;
+        return;
+      }
+  };
+  tryN(info.contiguousLoop.back());
+  for (unsigned input = 0; input < numInputs; ++input)
+    tryN(info.contiguousLoop[input]);
+  if (!nLoop)
+    return std::nullopt;
+
+  // M: an output loop of the other input only (a broadcast along N); the
+  // largest, the one nearest the output's contiguous end on ties.
+  const llvm::SmallBitVector &other = info.usedLoops[1 - *nInput];
+  const llvm::SmallBitVector &nOperand = info.usedLoops[*nInput];
+  std::optional<unsigned> mLoop;
+  for (unsigned loop = 0; loop < info.numLoops; ++loop) {
+    if (loop == *nLoop || info.isReduction[loop] || !outLoops.test(loop) ||
+        !other.test(loop) || nOperand.test(loop))
+      continue;
+    auto extent = [&](unsigned l) {
+      return ShapedType::isDynamic(info.ranges[l]) ? INT64_MAX
+                                                   : info.ranges[l];
+    };
+    if (!mLoop || extent(loop) >= extent(*mLoop))
+      mLoop = loop;
+  }
+
+  Plan plan;
+  plan.kind = StrategyKind::Contract;
+  plan.cache.assign(info.numLoops, 1);
+  plan.registerTiles.assign(info.numLoops, 1);
+  for (unsigned loop = 0; loop < info.numLoops; ++loop)
+    if (!info.isReduction[loop] && loop != *nLoop && loop != mLoop)
+      plan.order.push_back(loop);
+  if (mLoop)
+    plan.order.push_back(*mLoop);
+  plan.order.push_back(*nLoop);
+  SmallVector<unsigned> reductions;
+  for (unsigned loop = 0; loop < info.numLoops; ++loop)
+    if (info.isReduction[loop]) {
+      plan.order.push_back(loop);
+      reductions.push_back(loop);
+    }
+
+  // Register tile: 8 x 2 vectors fill 16 of AVX-512's 32 registers (6 x 2
+  // of AVX2's 16); three vectors per row when that divides N.
+  int64_t nTile = chooseVectorTile(info.ranges[*nLoop], lanes);
+  int64_t mRows = vectorBits >= 512 ? 8 : 6;
+  plan.registerTiles[*nLoop] = nTile;
+  plan.cache[*nLoop] = fitTile(info.ranges[*nLoop], 256, nTile);
+  if (mLoop) {
+    int64_t extent = info.ranges[*mLoop];
+    int64_t mTile = ShapedType::isDynamic(extent)
+                        ? mRows
+                        : std::min<int64_t>(mRows, extent);
+    plan.registerTiles[*mLoop] = mTile;
+    plan.cache[*mLoop] = fitTile(extent, 128, mTile);
+  }
+  // Reductions share a cache budget of 256 iterations, innermost first.
+  int64_t budget = 256;
+  for (unsigned loop : llvm::reverse(reductions)) {
+    int64_t tile = fitTile(info.ranges[loop], budget, 1);
+    plan.cache[loop] = tile;
+    budget = std::max<int64_t>(1, budget / tile);
+  }
+  return plan;
+}
+
+/// `reduce`: a reduction loop along which every input is contiguous.
+static std::optional<Plan> planReduce(const LoopInfo &info, unsigned lanes) {
+  unsigned numInputs = info.contiguousLoop.size() - 1;
+  std::optional<unsigned> loop = info.contiguousLoop[0];
+  if (!loop || !info.isReduction[*loop])
+    return std::nullopt;
+  for (unsigned input = 1; input < numInputs; ++input)
+    if (info.contiguousLoop[input] != loop)
+      return std::nullopt;
+  Plan plan;
+  plan.kind = StrategyKind::Reduce;
+  plan.cache.assign(info.numLoops, 0);
+  plan.registerTiles.assign(info.numLoops, 1);
+  for (unsigned l = 0; l < info.numLoops; ++l)
+    if (!info.isReduction[l])
+      plan.order.push_back(l);
+  for (unsigned l = 0; l < info.numLoops; ++l)
+    if (info.isReduction[l] && l != *loop)
+      plan.order.push_back(l);
+  plan.order.push_back(*loop);
+  int64_t extent = info.ranges[*loop];
+  plan.registerTiles[*loop] = ShapedType::isDynamic(extent) || extent > lanes
+                                  ? 2 * lanes
+                                  : extent;
+  return plan;
+}
+
+/// `elementwise`: no reduction; the output's contiguous loop is vectorized,
+/// with a square tile when the largest input is contiguous elsewhere.
+static std::optional<Plan> planElementwise(const LoopInfo &info,
+                                           unsigned lanes) {
+  if (llvm::any_of(info.isReduction, [](bool r) { return r; }))
+    return std::nullopt;
+  std::optional<unsigned> nLoop = info.contiguousLoop.back();
+  if (!nLoop)
+    return std::nullopt;
+  unsigned numInputs = info.contiguousLoop.size() - 1;
+  // Inputs that are not contiguous along any loop (diagonals) would be
+  // gathered element by element: their loop nest is as good.
+  std::optional<unsigned> largest;
+  for (unsigned input = 0; input < numInputs; ++input) {
+    if (info.numElements[input] <= 1)
+      continue;
+    if (!info.contiguousLoop[input])
+      return std::nullopt;
+    if (!largest || info.numElements[input] > info.numElements[*largest])
+      largest = input;
+  }
+  Plan plan;
+  plan.kind = StrategyKind::Elementwise;
+  plan.cache.assign(info.numLoops, 0);
+  plan.registerTiles.assign(info.numLoops, 1);
+  std::optional<unsigned> tLoop;
+  if (largest && info.contiguousLoop[*largest] != nLoop)
+    tLoop = info.contiguousLoop[*largest];
+  for (unsigned l = 0; l < info.numLoops; ++l)
+    if (l != *nLoop && l != tLoop)
+      plan.order.push_back(l);
+  auto clampTo = [&](unsigned l, int64_t tile) {
+    int64_t extent = info.ranges[l];
+    return ShapedType::isDynamic(extent) ? tile
+                                         : std::min<int64_t>(tile, extent);
+  };
+  if (tLoop) {
+    // A transpose: lanes x lanes tiles, read along one loop, written along
+    // the other.
+    plan.order.push_back(*tLoop);
+    plan.registerTiles[*tLoop] = clampTo(*tLoop, lanes);
+    plan.registerTiles[*nLoop] = clampTo(*nLoop, lanes);
+  } else {
+    plan.registerTiles[*nLoop] = clampTo(*nLoop, 4 * lanes);
+  }
+  plan.order.push_back(*nLoop);
+  return plan;
+}
+
+namespace {
+struct EinsumSelectStrategyPass
+    : einsum::impl::EinsumSelectStrategyPassBase<EinsumSelectStrategyPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    unsigned bits = vectorBits ? vectorBits : getHostVectorBits();
+    MLIRContext *context = &getContext();
+    getOperation()->walk([&](linalg::GenericOp op) {
+      if (op->hasAttr(StrategyAttr::getAttrName()) ||
+          !op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+          op.getNumLoops() == 0)
+        return;
+      Type elementType = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+      if (!elementType.isIntOrFloat())
+        return;
+      LoopInfo info = analyze(op);
+      // Dynamic sizes are assumed large.
+      int64_t points = 1;
+      bool isDynamic = false;
+      for (int64_t range : info.ranges) {
+        if (range == 0)
+          return;
+        if (ShapedType::isDynamic(range))
+          isDynamic = true;
+        else
+          points *= range;
+      }
+      if (!isDynamic && points < minIterations)
+        return;
+      unsigned lanes =
+          std::max<unsigned>(1, bits / elementType.getIntOrFloatBitWidth());
+      std::optional<Plan> plan = planContract(info, lanes, bits);
+      if (!plan)
+        plan = planReduce(info, lanes);
+      if (!plan)
+        plan = planElementwise(info, lanes);
+      if (!plan)
+        return;
+      op->setAttr(StrategyAttr::getAttrName(),
+                  StrategyAttr::get(context, plan->kind, plan->order,
+                                    plan->cache, plan->registerTiles));
+    });
+  }
+};
+} // namespace

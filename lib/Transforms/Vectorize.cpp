@@ -1,0 +1,256 @@
+//===- Vectorize.cpp - apply einsum.strategy schedules ----------*- C++ -*-===//
+//
+// Part of the einsum-mlir project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Applies the #einsum.strategy of each linalg.generic: interchange, cache and
+// register tiling, peeling, unit-dim folding, vectorization and accumulator
+// hoisting, all with upstream machinery. No decision is taken here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "einsum/Transforms/Passes.h"
+
+#include "einsum/Dialect/Einsum/IR/EinsumAttrs.h"
+#include "einsum/Dialect/Einsum/IR/EinsumDialect.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+namespace mlir {
+namespace einsum {
+#define GEN_PASS_DEF_EINSUMVECTORIZEPASS
+#include "einsum/Transforms/Passes.h.inc"
+} // namespace einsum
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::einsum;
+
+/// Marks the register tiles between tiling and vectorization.
+static constexpr StringLiteral kRegisterTileMarker = "__einsum_register_tile__";
+
+static SmallVector<OpFoldResult> getIndexAttrs(OpBuilder &b,
+                                               ArrayRef<int64_t> values) {
+  return llvm::map_to_vector(values, [&](int64_t v) -> OpFoldResult {
+    return b.getIndexAttr(v);
+  });
+}
+
+/// Tiles `op` with `tileSizes` (0: untiled) as nested scf.for loops and
+/// replaces it. Returns the tiled op and the loops, outermost first.
+static FailureOr<std::pair<linalg::GenericOp, SmallVector<scf::ForOp>>>
+tile(RewriterBase &rewriter, linalg::GenericOp op,
+     ArrayRef<int64_t> tileSizes) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getIndexAttrs(rewriter, tileSizes));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(result) || result->tiledOps.size() != 1)
+    return failure();
+  auto tiled = dyn_cast<linalg::GenericOp>(result->tiledOps.front());
+  if (!tiled)
+    return failure();
+  rewriter.replaceOp(op, result->replacements);
+  SmallVector<scf::ForOp> loops;
+  for (LoopLikeOpInterface loop : result->loops)
+    loops.push_back(cast<scf::ForOp>(loop.getOperation()));
+  return std::make_pair(tiled, loops);
+}
+
+/// Tiles, peels and marks one op; vectorization comes after the function has
+/// been canonicalized, so that full tiles have static shapes.
+static LogicalResult tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op,
+                                 StrategyAttr strategy) {
+  SmallVector<unsigned> order =
+      llvm::map_to_vector(strategy.getOrder(), [](int64_t loop) {
+        return static_cast<unsigned>(loop);
+      });
+  SmallVector<int64_t> cacheTiles, registerTiles;
+  for (unsigned loop : order) {
+    cacheTiles.push_back(strategy.getCacheTiles()[loop]);
+    registerTiles.push_back(strategy.getRegisterTiles()[loop]);
+  }
+  if (!llvm::equal(order, llvm::seq<unsigned>(0, order.size()))) {
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::GenericOp> interchanged =
+        linalg::interchangeGenericOp(rewriter, op, order);
+    if (failed(interchanged))
+      return op.emitError("einsum-vectorize: cannot interchange the loops");
+    op = *interchanged;
+  }
+
+  if (llvm::any_of(cacheTiles, [](int64_t size) { return size != 0; })) {
+    auto tiled = tile(rewriter, op, cacheTiles);
+    if (failed(tiled))
+      return op.emitError("einsum-vectorize: cache tiling failed");
+    op = tiled->first;
+  }
+
+  // Register tiles: loops of a tile of 1 only iterate; the others are
+  // peeled, innermost first, so every combination of full and partial
+  // tiles gets a copy of its own with the sizes folded.
+  SmallVector<scf::ForOp> peelable;
+  if (llvm::any_of(registerTiles, [](int64_t size) { return size != 0; })) {
+    auto tiled = tile(rewriter, op, registerTiles);
+    if (failed(tiled))
+      return op.emitError("einsum-vectorize: register tiling failed");
+    op = tiled->first;
+    unsigned loopIndex = 0;
+    for (int64_t size : registerTiles) {
+      if (size == 0)
+        continue;
+      if (size > 1)
+        peelable.push_back(tiled->second[loopIndex]);
+      ++loopIndex;
+    }
+  }
+  op->setAttr(kRegisterTileMarker, rewriter.getUnitAttr());
+  for (scf::ForOp loop : llvm::reverse(peelable)) {
+    scf::ForOp partial;
+    (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial);
+  }
+  return success();
+}
+
+/// Folds the unit loops of a register tile (keeping the innermost reduction,
+/// which the contraction patterns need) and vectorizes it. A partial tile
+/// (what peeling left over, of dynamic size) is first split into tiles of
+/// size 1 along its dynamic loops, so that every vector has a static shape:
+/// no masks are needed, and the remainder still runs on vectors along its
+/// full dimensions.
+static LogicalResult vectorizeRegisterTile(RewriterBase &rewriter,
+                                           linalg::GenericOp op) {
+  op->removeAttr(kRegisterTileMarker);
+  if (op.hasDynamicShape()) {
+    SmallVector<int64_t> unitTiles = llvm::map_to_vector(
+        op.getStaticLoopRanges(),
+        [](int64_t size) -> int64_t { return ShapedType::isDynamic(size); });
+    auto tiled = tile(rewriter, op, unitTiles);
+    if (failed(tiled))
+      return op.emitError("einsum-vectorize: cannot split a partial tile");
+    op = tiled->first;
+    if (op.hasDynamicShape())
+      return op.emitError("einsum-vectorize: a partial tile stayed dynamic");
+  }
+  linalg::ControlDropUnitDims control;
+  control.rankReductionStrategy =
+      linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+  control.controlFn = [](Operation *candidate) {
+    auto generic = cast<linalg::GenericOp>(candidate);
+    SmallVector<utils::IteratorType> types = generic.getIteratorTypesArray();
+    std::optional<unsigned> keep;
+    for (auto [loop, type] : llvm::enumerate(types))
+      if (type == utils::IteratorType::reduction)
+        keep = loop;
+    SmallVector<unsigned> dims;
+    for (unsigned loop = 0; loop < types.size(); ++loop)
+      if (loop != keep)
+        dims.push_back(loop);
+    return dims;
+  };
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::DropUnitDimsResult> dropped =
+      linalg::dropUnitDims(rewriter, op, control);
+  if (succeeded(dropped)) {
+    rewriter.replaceOp(op, dropped->replacements);
+    op = cast<linalg::GenericOp>(dropped->resultOp.getOperation());
+  }
+
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> result =
+      linalg::vectorize(rewriter, op);
+  if (failed(result))
+    return op.emitError("einsum-vectorize: cannot vectorize the register "
+                        "tile");
+  rewriter.replaceOp(op, result->replacements);
+  return success();
+}
+
+static void addCanonicalizationPatterns(MLIRContext *context,
+                                        RewritePatternSet &patterns) {
+  for (Dialect *dialect : context->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : context->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, context);
+}
+
+namespace {
+struct EinsumVectorizePass
+    : einsum::impl::EinsumVectorizePassBase<EinsumVectorizePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    Operation *root = getOperation();
+    SmallVector<std::pair<linalg::GenericOp, StrategyAttr>> work;
+    root->walk([&](linalg::GenericOp op) {
+      auto strategy =
+          op->getAttrOfType<StrategyAttr>(StrategyAttr::getAttrName());
+      if (!strategy)
+        return;
+      op->removeAttr(StrategyAttr::getAttrName());
+      if (strategy.getKind() != StrategyKind::Loops &&
+          op.hasPureTensorSemantics())
+        work.emplace_back(op, strategy);
+    });
+    if (work.empty())
+      return;
+
+    IRRewriter rewriter(context);
+    for (auto [op, strategy] : work)
+      if (failed(tileAndPeel(rewriter, op, strategy)))
+        return signalPassFailure();
+
+    // Fold the peeled tiles' sizes to constants.
+    RewritePatternSet canonicalization(context);
+    addCanonicalizationPatterns(context, canonicalization);
+    FrozenRewritePatternSet frozenCanonicalization(std::move(canonicalization));
+    if (failed(applyPatternsGreedily(root, frozenCanonicalization)))
+      return signalPassFailure();
+
+    SmallVector<linalg::GenericOp> tiles;
+    root->walk([&](linalg::GenericOp op) {
+      if (op->hasAttr(kRegisterTileMarker))
+        tiles.push_back(op);
+    });
+    for (linalg::GenericOp op : tiles)
+      if (failed(vectorizeRegisterTile(rewriter, op)))
+        return signalPassFailure();
+
+    // Multiply-reductions to vector.contract, then CSE so that the
+    // accumulator's reads and writes match, then hoist them out of the
+    // reduction loops (innermost first).
+    RewritePatternSet patterns(context);
+    vector::populateVectorReductionToContractPatterns(patterns);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    addCanonicalizationPatterns(context, patterns);
+    if (failed(applyPatternsGreedily(root, std::move(patterns))))
+      return signalPassFailure();
+    DominanceInfo dominance(root);
+    eliminateCommonSubExpressions(rewriter, dominance, root);
+    root->walk([&](scf::ForOp loop) {
+      (void)hoistLoopInvariantSubsets(
+          rewriter, cast<LoopLikeOpInterface>(loop.getOperation()));
+    });
+    if (failed(applyPatternsGreedily(root, frozenCanonicalization)))
+      return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,117 @@
+// RUN: einsum-opt %s -einsum-to-linalg-pipeline -einsum-select-strategy=vector-bits=512 -split-input-file | FileCheck %s
+// RUN: einsum-opt %s -einsum-to-linalg-pipeline -einsum-select-strategy=vector-bits=256 -split-input-file | FileCheck %s --check-prefix=AVX2
+
+// Loops of the generic: (i, j, k) = (M, K, N). The register tile is 8 rows x
+// two vectors of 16 f32, reductions last; cache tiles 128 x 256 x 256.
+// CHECK-LABEL: func.func @gemm
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [128, 256, 256], register = [8, 1, 32]>
+// AVX2-LABEL: func.func @gemm
+// AVX2: linalg.generic
+// AVX2-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [126, 256, 256], register = [6, 1, 16]>
+func.func @gemm(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<1024x1024xf32>, tensor<1024x1024xf32>
+  return %r : tensor<1024x1024xf32>
+}
+
+// -----
+
+// The output is transposed: loops (k, j, i). N is k, the loop B is
+// contiguous along; M is i. The accumulator is written transposed once per
+// tile.
+// CHECK-LABEL: func.func @gemm_out_t
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [2, 0, 1], cache = [256, 256, 128], register = [32, 1, 8]>
+func.func @gemm_out_t(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %r = einsum.contract "ij,jk->ki"(%a, %b) : tensor<1024x1024xf32>, tensor<1024x1024xf32>
+  return %r : tensor<1024x1024xf32>
+}
+
+// -----
+
+// f64: 8 lanes per vector; the batch loop is tiled by 1 at both levels.
+// CHECK-LABEL: func.func @bmm_f64
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 64, 64, 64], register = [1, 8, 1, 16]>
+func.func @bmm_f64(%a: tensor<8x64x64xf64>, %b: tensor<8x64x64xf64>) -> tensor<8x64x64xf64> {
+  %r = einsum.contract "bij,bjk->bik"(%a, %b) : tensor<8x64x64xf64>, tensor<8x64x64xf64>
+  return %r : tensor<8x64x64xf64>
+}
+
+// -----
+
+// A tensor contraction tiled directly: loops (a, e, c, d, b, f). N = f gets
+// three vectors (48 divides it, 32 does not), M = c; the reductions d and b
+// share the cache budget of 256 (48 x 4).
+// CHECK-LABEL: func.func @tc
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2, 5, 3, 4], cache = [1, 1, 48, 4, 48, 48], register = [1, 1, 8, 1, 1, 48]>
+func.func @tc(%a: tensor<48x48x48x48xf32>, %b: tensor<48x48x48x48xf32>) -> tensor<48x48x48x48xf32> {
+  %r = einsum.contract "abcd,dbef->aecf"(%a, %b) : tensor<48x48x48x48xf32>, tensor<48x48x48x48xf32>
+  return %r : tensor<48x48x48x48xf32>
+}
+
+// -----
+
+// Dynamic sizes are assumed large.
+// CHECK-LABEL: func.func @dynamic
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [128, 256, 256], register = [8, 1, 32]>
+func.func @dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<?x?xf32>, tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// The contiguous loop k is reduced: loops (j, k, i) become (i, j, k) with
+// two vectors along k.
+// CHECK-LABEL: func.func @sum_jk
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<reduce, order = [2, 0, 1], cache = [0, 0, 0], register = [1, 32, 1]>
+func.func @sum_jk(%a: tensor<64x64x64xf32>) -> tensor<64xf32> {
+  %r = einsum.contract "ijk->i"(%a) : tensor<64x64x64xf32>
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @hadamard
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [0, 0], register = [1, 64]>
+func.func @hadamard(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %r = einsum.contract "ij,ij->ij"(%a, %b) : tensor<64x64xf32>, tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+// A transpose: 16 x 16 tiles (8 x 8 with 256-bit vectors).
+// CHECK-LABEL: func.func @transpose
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1, 2], cache = [0, 0, 0], register = [1, 16, 16]>
+// AVX2-LABEL: func.func @transpose
+// AVX2: linalg.generic
+// AVX2-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1, 2], cache = [0, 0, 0], register = [1, 8, 8]>
+func.func @transpose(%a: tensor<4x64x64xf32>) -> tensor<4x64x64xf32> {
+  %r = einsum.contract "...ij->...ji"(%a) : tensor<4x64x64xf32>
+  return %r : tensor<4x64x64xf32>
+}
+
+// -----
+
+// A diagonal is contiguous along no loop, and a 4x4x4 product is too small:
+// both stay loop nests.
+// CHECK-LABEL: func.func @diag
+// CHECK-NOT: einsum.strategy
+// CHECK-LABEL: func.func @tiny
+// CHECK-NOT: einsum.strategy
+// CHECK: return
+func.func @diag(%a: tensor<64x64xf32>) -> tensor<64xf32> {
+  %r = einsum.contract "ii->i"(%a) : tensor<64x64xf32>
+  return %r : tensor<64xf32>
+}
+func.func @tiny(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<4x4xf32>, tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}

@@ -1,0 +1,110 @@
+// RUN: einsum-opt %s -einsum-vectorize -split-input-file | FileCheck %s
+
+// Cache tiles 16x8x64 then register tiles 8x1x32 with the reduction innermost:
+// the 8x32 accumulator is read before the reduction loop, carried as a
+// vector<8x32xf32> and written after it.
+// CHECK-LABEL: func.func @gemm
+// CHECK-NOT: einsum.strategy
+// CHECK: scf.for {{.*}} step %c16
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: scf.for {{.*}} step %c32
+// CHECK: %[[ACC:.*]] = vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
+// CHECK: %[[SUM:.*]] = scf.for {{.*}} step %c1 iter_args(%[[ITER:.*]] = %[[ACC]]) -> (vector<8x32xf32>)
+// CHECK: vector.transfer_read {{.*}} : tensor<8x1xf32>, vector<8x1xf32>
+// CHECK: vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<1x32xf32>
+// CHECK: vector.contract {{.*}} %[[ITER]] : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK: vector.transfer_write %[[SUM]]
+#mk = affine_map<(d0, d1, d2) -> (d0, d1)>
+#kn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @gemm(%a: tensor<32x16xf32>, %b: tensor<16x64xf32>, %c: tensor<32x64xf32>) -> tensor<32x64xf32> {
+  %r = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : tensor<32x16xf32>, tensor<16x64xf32>) outs(%c : tensor<32x64xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [16, 8, 64], register = [8, 1, 32]>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<32x64xf32>
+  return %r : tensor<32x64xf32>
+}
+
+// -----
+
+// 20x40 does not divide into 8x32 tiles: the loops are peeled, and the
+// partial tiles (4 rows, 8 columns) get vectors of their own sizes; no masks.
+// CHECK-LABEL: func.func @remainder
+// CHECK-NOT: vector.mask
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x8xf32> into vector<8x8xf32>
+// CHECK: vector.contract {{.*}} : vector<4x1xf32>, vector<1x32xf32> into vector<4x32xf32>
+// CHECK: vector.contract {{.*}} : vector<4x1xf32>, vector<1x8xf32> into vector<4x8xf32>
+// CHECK-NOT: vector.mask
+#mk = affine_map<(d0, d1, d2) -> (d0, d1)>
+#kn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @remainder(%a: tensor<20x16xf32>, %b: tensor<16x40xf32>, %c: tensor<20x40xf32>) -> tensor<20x40xf32> {
+  %r = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : tensor<20x16xf32>, tensor<16x40xf32>) outs(%c : tensor<20x40xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [0, 0, 0], register = [8, 1, 32]>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<20x40xf32>
+  return %r : tensor<20x40xf32>
+}
+
+// -----
+
+// Dynamic sizes: the full tiles are static, the partial ones are split into
+// columns, rows and single elements (unit loops folded), static as well.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-NOT: vector.mask
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1xf32> into vector<8xf32>
+// CHECK: vector.contract {{.*}} : vector<1xf32>, vector<1x32xf32> into vector<32xf32>
+// CHECK: vector.contract {{.*}} : vector<1xf32>, vector<1xf32> into f32
+// CHECK-NOT: vector.mask
+#mk = affine_map<(d0, d1, d2) -> (d0, d1)>
+#kn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [0, 0, 0], register = [8, 1, 32]>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// A transpose in 16x16 tiles: one read, a vector.transpose, one write.
+// CHECK-LABEL: func.func @transpose
+// CHECK: vector.transfer_read {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
+// CHECK: vector.transpose %{{.*}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<16x16xf32>, tensor<16x16xf32>
+func.func @transpose(%a: tensor<32x32xf32>, %c: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<32x32xf32>) outs(%c : tensor<32x32xf32>) attrs = {einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [0, 0], register = [16, 16]>} {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}
+
+// -----
+
+// A reduction along the contiguous loop: 32 elements per step, the scalar
+// accumulator hoisted out of the loop.
+// CHECK-LABEL: func.func @reduce
+// CHECK: %[[INIT:.*]] = vector.transfer_read {{.*}} : tensor<f32>, vector<f32>
+// CHECK: scf.for {{.*}} step %c32 iter_args(%{{.*}} = %[[INIT]]) -> (vector<f32>)
+// CHECK: vector.transfer_read {{.*}} : tensor<32xf32>, vector<32xf32>
+// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [0] : vector<32xf32> to f32
+func.func @reduce(%a: tensor<8x128xf32>, %c: tensor<8xf32>) -> tensor<8xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<8x128xf32>) outs(%c : tensor<8xf32>) attrs = {einsum.strategy = #einsum.strategy<reduce, order = [0, 1], cache = [0, 0], register = [1, 32]>} {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
