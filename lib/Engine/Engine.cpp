@@ -54,7 +54,8 @@ static double secondsSince(std::chrono::steady_clock::time_point start) {
 std::string CompileOptions::getCacheKey() const {
   return target + (expandBF16 ? "/bf16x" : "/bf16n") + "/t" +
          std::to_string(threads) + "/" + pathStrategy + "/" +
-         std::to_string(memoryLimit) + "/" + minimize;
+         std::to_string(memoryLimit) + "/" + minimize +
+         (vectorize ? "/v" + std::to_string(vectorBits) : "/novec");
 }
 
 /// The path search's options for kernels of `elementType`, as the
@@ -320,6 +321,8 @@ llvm::Error Engine::Impl::lower(ModuleOp module, Stage stage,
   pipelineOptions.pathStrategy = options.pathStrategy;
   pipelineOptions.memoryLimit = options.memoryLimit;
   pipelineOptions.minimize = options.minimize;
+  pipelineOptions.vectorize = options.vectorize;
+  pipelineOptions.vectorBits = options.vectorBits;
   if (stage == Stage::Linalg)
     return runPipeline(module, [&](OpPassManager &pm) {
       buildEinsumToLinalgPipeline(pm, pipelineOptions);

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -76,6 +77,10 @@ void mlir::einsum::buildEinsumBufferizePipeline(OpPassManager &pm) {
 
 void mlir::einsum::buildEinsumLowerToLLVMPipeline(
     OpPassManager &pm, const EinsumToLLVMPipelineOptions &options) {
+  // Reductions along the vectors (contiguous reduced loops) to horizontal
+  // vector.reduction.
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass(
+      vector::VectorMultiReductionLowering::InnerReduction));
   // Vector transfers to loads and stores of 1-D vectors.
   pm.addPass(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll(true)));

@@ -92,6 +92,16 @@ static cl::opt<std::string>
                 cl::desc("What the path search minimizes first: flops or "
                          "memory"),
                 cl::init("flops"), cl::cat(category));
+static cl::opt<bool>
+    vectorizeOpt("vectorize",
+                 cl::desc("Tile and vectorize the kernel (--vectorize=false: "
+                          "plain loop nests)"),
+                 cl::init(true), cl::cat(category));
+static cl::opt<unsigned>
+    vectorBitsOpt("vector-bits",
+                  cl::desc("Vector register width the schedule is chosen "
+                           "for: 128, 256 or 512 (default: the host's)"),
+                  cl::value_desc("BITS"), cl::init(0), cl::cat(category));
 static cl::opt<uint64_t> seedOpt("seed",
                                  cl::desc("Seed of the random inputs"),
                                  cl::init(0), cl::cat(category));
@@ -321,6 +331,12 @@ int main(int argc, char **argv) {
   options.pathStrategy = pathOpt;
   options.memoryLimit = memoryLimitOpt;
   options.minimize = minimizeOpt;
+  if (vectorBitsOpt != 0 && vectorBitsOpt != 128 && vectorBitsOpt != 256 &&
+      vectorBitsOpt != 512)
+    fail("--vector-bits must be 128, 256 or 512, not " +
+         std::to_string(vectorBitsOpt));
+  options.vectorize = vectorizeOpt;
+  options.vectorBits = vectorBitsOpt;
   std::shared_ptr<Kernel> kernel;
   std::optional<EinsumResolution> resolution;
   SmallVector<HostTensor> inputs;

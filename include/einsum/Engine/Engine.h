@@ -52,6 +52,10 @@ struct CompileOptions {
   std::string pathStrategy = "auto";
   uint64_t memoryLimit = 0;
   std::string minimize = "flops";
+  /// Tile and vectorize (einsum-select-strategy + einsum-vectorize).
+  bool vectorize = true;
+  /// Vector register width the schedules are chosen for (0: the host's).
+  unsigned vectorBits = 0;
 
   /// A string that differs whenever the options differ.
   std::string getCacheKey() const;
