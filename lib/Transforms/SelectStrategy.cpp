@@ -106,15 +106,14 @@ static int64_t fitTile(int64_t extent, int64_t limit, int64_t multiple) {
 }
 
 /// The register tile along the vector loop of a contraction: two vector
-/// registers, or a width that divides the loop (three or one registers).
+/// registers, or the largest power of two that fits a smaller loop. Widths
+/// that are not powers of two (3 registers for 48) are left to LLVM's type
+/// legalization, which widens and scalarizes them; a loop of 48 is rather
+/// split into a tile of 32 and a peeled one of 16.
 static int64_t chooseVectorTile(int64_t extent, int64_t lanes) {
-  if (ShapedType::isDynamic(extent) || extent % (2 * lanes) == 0)
+  if (ShapedType::isDynamic(extent) || extent >= 2 * lanes)
     return 2 * lanes;
-  if (extent % (3 * lanes) == 0)
-    return 3 * lanes;
-  if (extent % lanes == 0 || extent < lanes)
-    return extent < lanes ? extent : lanes;
-  return 2 * lanes;
+  return static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(extent)));
 }
 
 namespace {
@@ -194,14 +193,14 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
   int64_t nTile = chooseVectorTile(info.ranges[*nLoop], lanes);
   int64_t mRows = vectorBits >= 512 ? 8 : 6;
   plan.registerTiles[*nLoop] = nTile;
-  plan.cache[*nLoop] = fitTile(info.ranges[*nLoop], 256, nTile);
+  plan.cache[*nLoop] = fitTile(info.ranges[*nLoop], 128, nTile);
   if (mLoop) {
     int64_t extent = info.ranges[*mLoop];
     int64_t mTile = ShapedType::isDynamic(extent)
                         ? mRows
                         : std::min<int64_t>(mRows, extent);
     plan.registerTiles[*mLoop] = mTile;
-    plan.cache[*mLoop] = fitTile(extent, 128, mTile);
+    plan.cache[*mLoop] = fitTile(extent, 256, mTile);
   }
   // Reductions share a cache budget of 256 iterations, innermost first.
   int64_t budget = 256;
@@ -233,10 +232,23 @@ static std::optional<Plan> planReduce(const LoopInfo &info, unsigned lanes) {
     if (info.isReduction[l] && l != *loop)
       plan.order.push_back(l);
   plan.order.push_back(*loop);
-  int64_t extent = info.ranges[*loop];
-  plan.registerTiles[*loop] = ShapedType::isDynamic(extent) || extent > lanes
-                                  ? 2 * lanes
-                                  : extent;
+  // Partial sums: lanes x (up to) 4 x 4 of the output's innermost parallel
+  // loops, 16 vector registers.
+  SmallVector<unsigned> parallel;
+  for (unsigned l = 0; l < info.numLoops; ++l)
+    if (!info.isReduction[l])
+      parallel.push_back(l);
+  unsigned tiled = 0;
+  for (unsigned l : llvm::reverse(parallel)) {
+    if (tiled == 2)
+      break;
+    int64_t extent = info.ranges[l];
+    plan.registerTiles[l] =
+        ShapedType::isDynamic(extent) ? 4 : std::min<int64_t>(4, extent);
+    ++tiled;
+  }
+  plan.registerTiles[*loop] = tiled == 2 ? lanes : tiled == 1 ? 2 * lanes
+                                                               : 4 * lanes;
   return plan;
 }
 

@@ -42,7 +42,8 @@ namespace einsum {
 using namespace mlir;
 using namespace mlir::einsum;
 
-/// Marks the register tiles between tiling and vectorization.
+/// Marks the register tiles between tiling and vectorization. Its value is
+/// the vector width of the split reduction of a `reduce` strategy (0: none).
 static constexpr StringLiteral kRegisterTileMarker = "__einsum_register_tile__";
 
 static SmallVector<OpFoldResult> getIndexAttrs(OpBuilder &b,
@@ -103,6 +104,14 @@ static LogicalResult tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op,
     op = tiled->first;
   }
 
+  // A `reduce` strategy's contiguous reduction (the last loop) is not tiled
+  // here: it is split into vector lanes after peeling.
+  int64_t reductionLanes = 0;
+  if (strategy.getKind() == StrategyKind::Reduce && !registerTiles.empty()) {
+    reductionLanes = registerTiles.back();
+    registerTiles.back() = 0;
+  }
+
   // Register tiles: loops of a tile of 1 only iterate; the others are
   // peeled, innermost first, so every combination of full and partial
   // tiles gets a copy of its own with the sizes folded.
@@ -121,7 +130,7 @@ static LogicalResult tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op,
       ++loopIndex;
     }
   }
-  op->setAttr(kRegisterTileMarker, rewriter.getUnitAttr());
+  op->setAttr(kRegisterTileMarker, rewriter.getI64IntegerAttr(reductionLanes));
   for (scf::ForOp loop : llvm::reverse(peelable)) {
     scf::ForOp partial;
     (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial);
@@ -129,26 +138,26 @@ static LogicalResult tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op,
   return success();
 }
 
-/// Folds the unit loops of a register tile (keeping the innermost reduction,
-/// which the contraction patterns need) and vectorizes it. A partial tile
-/// (what peeling left over, of dynamic size) is first split into tiles of
-/// size 1 along its dynamic loops, so that every vector has a static shape:
-/// no masks are needed, and the remainder still runs on vectors along its
-/// full dimensions.
-static LogicalResult vectorizeRegisterTile(RewriterBase &rewriter,
-                                           linalg::GenericOp op) {
-  op->removeAttr(kRegisterTileMarker);
-  if (op.hasDynamicShape()) {
-    SmallVector<int64_t> unitTiles = llvm::map_to_vector(
-        op.getStaticLoopRanges(),
-        [](int64_t size) -> int64_t { return ShapedType::isDynamic(size); });
-    auto tiled = tile(rewriter, op, unitTiles);
-    if (failed(tiled))
-      return op.emitError("einsum-vectorize: cannot split a partial tile");
-    op = tiled->first;
-    if (op.hasDynamicShape())
-      return op.emitError("einsum-vectorize: a partial tile stayed dynamic");
-  }
+/// Splits the dynamic loops of a partial tile (what peeling left over) into
+/// tiles of size 1, so that every vector has a static shape: no masks are
+/// needed, and the remainder still runs on vectors along its full loops.
+static FailureOr<linalg::GenericOp> makeStatic(RewriterBase &rewriter,
+                                               linalg::GenericOp op) {
+  if (!op.hasDynamicShape())
+    return op;
+  SmallVector<int64_t> unitTiles = llvm::map_to_vector(
+      op.getStaticLoopRanges(),
+      [](int64_t size) -> int64_t { return ShapedType::isDynamic(size); });
+  auto tiled = tile(rewriter, op, unitTiles);
+  if (failed(tiled) || tiled->first.hasDynamicShape())
+    return op.emitError("einsum-vectorize: cannot split a partial tile");
+  return tiled->first;
+}
+
+/// Folds the unit loops of `op` but its innermost reduction (which the
+/// contraction patterns need).
+static linalg::GenericOp foldUnitLoops(RewriterBase &rewriter,
+                                       linalg::GenericOp op) {
   linalg::ControlDropUnitDims control;
   control.rankReductionStrategy =
       linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
@@ -168,11 +177,14 @@ static LogicalResult vectorizeRegisterTile(RewriterBase &rewriter,
   rewriter.setInsertionPoint(op);
   FailureOr<linalg::DropUnitDimsResult> dropped =
       linalg::dropUnitDims(rewriter, op, control);
-  if (succeeded(dropped)) {
-    rewriter.replaceOp(op, dropped->replacements);
-    op = cast<linalg::GenericOp>(dropped->resultOp.getOperation());
-  }
+  if (failed(dropped))
+    return op;
+  rewriter.replaceOp(op, dropped->replacements);
+  return cast<linalg::GenericOp>(dropped->resultOp.getOperation());
+}
 
+static LogicalResult vectorizeStaticOp(RewriterBase &rewriter,
+                                       linalg::LinalgOp op) {
   rewriter.setInsertionPoint(op);
   FailureOr<linalg::VectorizationResult> result =
       linalg::vectorize(rewriter, op);
@@ -181,6 +193,81 @@ static LogicalResult vectorizeRegisterTile(RewriterBase &rewriter,
                         "tile");
   rewriter.replaceOp(op, result->replacements);
   return success();
+}
+
+/// Splits the innermost (contiguous) reduction of `op` into `lanes` partial
+/// sums carried in a vector (upstream partial-reduction tiling), which one
+/// horizontal reduction merges at the end, and vectorizes every piece.
+static LogicalResult
+vectorizeSplitReduction(RewriterBase &rewriter, linalg::GenericOp op,
+                        int64_t lanes,
+                        const FrozenRewritePatternSet &canonicalization) {
+  unsigned last = op.getNumLoops() - 1;
+  int64_t extent = op.getStaticLoopRanges()[last];
+  if (op.getIteratorTypesArray()[last] != utils::IteratorType::reduction ||
+      extent <= lanes || op.getNumDpsInits() != 1)
+    return vectorizeStaticOp(rewriter, op);
+
+  scf::SCFTilingOptions options;
+  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  sizes[last] = lanes;
+  options.setTileSizes(getIndexAttrs(rewriter, sizes));
+  options.setReductionTilingStrategy(
+      ReductionTilingStrategy::PartialReductionOuterReduction);
+  options.setReductionDims({last});
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(result) || result->loops.size() != 1)
+    return op.emitError("einsum-vectorize: cannot split the reduction");
+  rewriter.replaceOp(op, result->replacements);
+
+  SmallVector<linalg::LinalgOp> pieces;
+  for (Value init : result->initialValues)
+    if (auto fill = init.getDefiningOp<linalg::FillOp>())
+      pieces.push_back(fill);
+  for (Operation *merge : result->mergeOps)
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(merge))
+      pieces.push_back(linalgOp);
+  auto loop = cast<scf::ForOp>(result->loops.front().getOperation());
+  scf::ForOp partialLoop;
+  (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, partialLoop);
+  for (scf::ForOp forOp : {loop, partialLoop}) {
+    if (!forOp)
+      continue;
+    // Fold the simplified bounds into static slice sizes.
+    (void)applyPatternsGreedily(forOp.getOperation(), canonicalization);
+    forOp.getBody()->walk(
+        [&](linalg::GenericOp tiled) { pieces.push_back(tiled); });
+  }
+  for (linalg::LinalgOp piece : pieces) {
+    if (auto generic = dyn_cast<linalg::GenericOp>(piece.getOperation())) {
+      FailureOr<linalg::GenericOp> staticOp = makeStatic(rewriter, generic);
+      if (failed(staticOp))
+        return failure();
+      piece = *staticOp;
+    }
+    if (failed(vectorizeStaticOp(rewriter, piece)))
+      return failure();
+  }
+  return success();
+}
+
+/// Folds the unit loops of a register tile and vectorizes it.
+static LogicalResult
+vectorizeRegisterTile(RewriterBase &rewriter, linalg::GenericOp op,
+                      const FrozenRewritePatternSet &canonicalization) {
+  int64_t reductionLanes =
+      op->getAttrOfType<IntegerAttr>(kRegisterTileMarker).getInt();
+  op->removeAttr(kRegisterTileMarker);
+  FailureOr<linalg::GenericOp> staticOp = makeStatic(rewriter, op);
+  if (failed(staticOp))
+    return failure();
+  op = foldUnitLoops(rewriter, *staticOp);
+  if (reductionLanes > 1)
+    return vectorizeSplitReduction(rewriter, op, reductionLanes,
+                                   canonicalization);
+  return vectorizeStaticOp(rewriter, op);
 }
 
 static void addCanonicalizationPatterns(MLIRContext *context,
@@ -231,7 +318,7 @@ struct EinsumVectorizePass
         tiles.push_back(op);
     });
     for (linalg::GenericOp op : tiles)
-      if (failed(vectorizeRegisterTile(rewriter, op)))
+      if (failed(vectorizeRegisterTile(rewriter, op, frozenCanonicalization)))
         return signalPassFailure();
 
     // Multiply-reductions to vector.contract, then CSE so that the

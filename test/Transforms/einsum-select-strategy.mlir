@@ -2,13 +2,13 @@
 // RUN: einsum-opt %s -einsum-to-linalg-pipeline -einsum-select-strategy=vector-bits=256 -split-input-file | FileCheck %s --check-prefix=AVX2
 
 // Loops of the generic: (i, j, k) = (M, K, N). The register tile is 8 rows x
-// two vectors of 16 f32, reductions last; cache tiles 128 x 256 x 256.
+// two vectors of 16 f32, reductions last; cache tiles M 256, K 256, N 128.
 // CHECK-LABEL: func.func @gemm
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [128, 256, 256], register = [8, 1, 32]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [256, 256, 128], register = [8, 1, 32]>
 // AVX2-LABEL: func.func @gemm
 // AVX2: linalg.generic
-// AVX2-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [126, 256, 256], register = [6, 1, 16]>
+// AVX2-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [252, 256, 128], register = [6, 1, 16]>
 func.func @gemm(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
   %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<1024x1024xf32>, tensor<1024x1024xf32>
   return %r : tensor<1024x1024xf32>
@@ -21,7 +21,7 @@ func.func @gemm(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<
 // tile.
 // CHECK-LABEL: func.func @gemm_out_t
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [2, 0, 1], cache = [256, 256, 128], register = [32, 1, 8]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [2, 0, 1], cache = [128, 256, 256], register = [32, 1, 8]>
 func.func @gemm_out_t(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
   %r = einsum.contract "ij,jk->ki"(%a, %b) : tensor<1024x1024xf32>, tensor<1024x1024xf32>
   return %r : tensor<1024x1024xf32>
@@ -41,11 +41,12 @@ func.func @bmm_f64(%a: tensor<8x64x64xf64>, %b: tensor<8x64x64xf64>) -> tensor<8
 // -----
 
 // A tensor contraction tiled directly: loops (a, e, c, d, b, f). N = f gets
-// three vectors (48 divides it, 32 does not), M = c; the reductions d and b
-// share the cache budget of 256 (48 x 4).
+// two vectors (its 48 = a tile of 32 and a peeled one of 16: vectors of 48
+// are no power of two), M = c; the reductions d and b share the cache
+// budget of 256 (48 x 4).
 // CHECK-LABEL: func.func @tc
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2, 5, 3, 4], cache = [1, 1, 48, 4, 48, 48], register = [1, 1, 8, 1, 1, 48]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2, 5, 3, 4], cache = [1, 1, 48, 4, 48, 64], register = [1, 1, 8, 1, 1, 32]>
 func.func @tc(%a: tensor<48x48x48x48xf32>, %b: tensor<48x48x48x48xf32>) -> tensor<48x48x48x48xf32> {
   %r = einsum.contract "abcd,dbef->aecf"(%a, %b) : tensor<48x48x48x48xf32>, tensor<48x48x48x48xf32>
   return %r : tensor<48x48x48x48xf32>
@@ -56,7 +57,7 @@ func.func @tc(%a: tensor<48x48x48x48xf32>, %b: tensor<48x48x48x48xf32>) -> tenso
 // Dynamic sizes are assumed large.
 // CHECK-LABEL: func.func @dynamic
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [128, 256, 256], register = [8, 1, 32]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [256, 256, 128], register = [8, 1, 32]>
 func.func @dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<?x?xf32>, tensor<?x?xf32>
   return %r : tensor<?x?xf32>
@@ -64,11 +65,11 @@ func.func @dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> 
 
 // -----
 
-// The contiguous loop k is reduced: loops (j, k, i) become (i, j, k) with
-// two vectors along k.
+// The contiguous loop k is reduced: loops (j, k, i) become (i, j, k); k is
+// split into 32 partial sums (two vectors) for each of 4 rows i.
 // CHECK-LABEL: func.func @sum_jk
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<reduce, order = [2, 0, 1], cache = [0, 0, 0], register = [1, 32, 1]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<reduce, order = [2, 0, 1], cache = [0, 0, 0], register = [1, 32, 4]>
 func.func @sum_jk(%a: tensor<64x64x64xf32>) -> tensor<64xf32> {
   %r = einsum.contract "ijk->i"(%a) : tensor<64x64x64xf32>
   return %r : tensor<64xf32>

@@ -93,13 +93,15 @@ func.func @transpose(%a: tensor<32x32xf32>, %c: tensor<32x32xf32>) -> tensor<32x
 
 // -----
 
-// A reduction along the contiguous loop: 32 elements per step, the scalar
-// accumulator hoisted out of the loop.
+// A reduction along the contiguous loop is split into 32 partial sums carried
+// in a vector through the loop (upstream partial-reduction tiling); one
+// horizontal reduction per row merges them into the output.
 // CHECK-LABEL: func.func @reduce
-// CHECK: %[[INIT:.*]] = vector.transfer_read {{.*}} : tensor<f32>, vector<f32>
-// CHECK: scf.for {{.*}} step %c32 iter_args(%{{.*}} = %[[INIT]]) -> (vector<f32>)
-// CHECK: vector.transfer_read {{.*}} : tensor<32xf32>, vector<32xf32>
-// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [0] : vector<32xf32> to f32
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<32xf32>
+// CHECK: %[[PARTIAL:.*]] = scf.for {{.*}} step %c32 iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (vector<32xf32>)
+// CHECK: %[[X:.*]] = vector.transfer_read {{.*}} : tensor<32xf32>, vector<32xf32>
+// CHECK: arith.addf %[[ACC]], %[[X]] : vector<32xf32>
+// CHECK: vector.multi_reduction <add>, %[[PARTIAL]], %{{.*}} [0] : vector<32xf32> to f32
 func.func @reduce(%a: tensor<8x128xf32>, %c: tensor<8xf32>) -> tensor<8xf32> {
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<8x128xf32>) outs(%c : tensor<8xf32>) attrs = {einsum.strategy = #einsum.strategy<reduce, order = [0, 1], cache = [0, 0], register = [1, 32]>} {
   ^bb0(%x: f32, %acc: f32):

@@ -132,6 +132,10 @@ struct ContractOpToGenericPattern : OpConversionPattern<ContractOp> {
                                      : utils::IteratorType::parallel;
 
     bool isFloat = isa<FloatType>(accType);
+    // Multiply-adds may be fused (one rounding instead of two), as BLAS
+    // kernels and torch do.
+    auto contract = arith::FastMathFlagsAttr::get(
+        rewriter.getContext(), arith::FastMathFlags::contract);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, init.getType(), inputs, init, maps, iterators,
         [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
@@ -142,13 +146,15 @@ struct ContractOpToGenericPattern : OpConversionPattern<ContractOp> {
             if (!product)
               product = arg;
             else if (isFloat)
-              product = arith::MulFOp::create(b, nestedLoc, product, arg);
+              product =
+                  arith::MulFOp::create(b, nestedLoc, product, arg, contract);
             else
               product = arith::MulIOp::create(b, nestedLoc, product, arg);
           }
           Value sum =
               isFloat
-                  ? arith::AddFOp::create(b, nestedLoc, args.back(), product)
+                  ? arith::AddFOp::create(b, nestedLoc, args.back(), product,
+                                          contract)
                         .getResult()
                   : arith::AddIOp::create(b, nestedLoc, args.back(), product)
                         .getResult();

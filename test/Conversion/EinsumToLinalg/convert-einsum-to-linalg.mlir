@@ -13,8 +13,8 @@
 // CHECK: %[[RES:.*]] = linalg.generic {indexing_maps = [#[[$A]], #[[$B]], #[[$C]]], iterator_types = ["parallel", "reduction", "parallel"]}
 // CHECK-SAME: ins(%[[LHS]], %[[RHS]] : tensor<4x8xf32>, tensor<8x16xf32>) outs(%[[INIT]] : tensor<4x16xf32>)
 // CHECK: ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[ACC:.*]]: f32):
-// CHECK: %[[MUL:.*]] = arith.mulf %[[X]], %[[Y]] : f32
-// CHECK: %[[ADD:.*]] = arith.addf %[[ACC]], %[[MUL]] : f32
+// CHECK: %[[MUL:.*]] = arith.mulf %[[X]], %[[Y]] fastmath<contract> : f32
+// CHECK: %[[ADD:.*]] = arith.addf %[[ACC]], %[[MUL]] fastmath<contract> : f32
 // CHECK: linalg.yield %[[ADD]] : f32
 // CHECK: return %[[RES]]
 func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
@@ -57,7 +57,7 @@ func.func @transposed_output(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tenso
 // CHECK-LABEL: func.func @trace_and_diagonal
 // CHECK: linalg.generic {indexing_maps = [#[[$DIAG]], #[[$SCALAR]]], iterator_types = ["reduction"]}
 // CHECK: ^bb0(%[[X:.*]]: f64, %[[ACC:.*]]: f64):
-// CHECK-NEXT: %[[ADD:.*]] = arith.addf %[[ACC]], %[[X]] : f64
+// CHECK-NEXT: %[[ADD:.*]] = arith.addf %[[ACC]], %[[X]] fastmath<contract> : f64
 // CHECK: linalg.generic {indexing_maps = [#[[$DIAG]], #[[$OUT]]], iterator_types = ["parallel"]}
 func.func @trace_and_diagonal(%a: tensor<4x4xf64>) -> (tensor<f64>, tensor<4xf64>) {
   %0 = einsum.contract "ii"(%a) : tensor<4x4xf64>
@@ -155,9 +155,9 @@ func.func @zero_size(%a: tensor<2x0xf32>, %b: tensor<0x3xf32>) -> tensor<2x3xf32
 // CHECK-LABEL: func.func @three_operands
 // CHECK: linalg.generic {indexing_maps = [#[[$L]], #[[$A]], #[[$R]], #[[$O]]], iterator_types = ["parallel", "reduction", "reduction", "parallel"]}
 // CHECK: ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[Z:.*]]: f32, %[[ACC:.*]]: f32):
-// CHECK: %[[XY:.*]] = arith.mulf %[[X]], %[[Y]] : f32
-// CHECK: %[[XYZ:.*]] = arith.mulf %[[XY]], %[[Z]] : f32
-// CHECK: arith.addf %[[ACC]], %[[XYZ]] : f32
+// CHECK: %[[XY:.*]] = arith.mulf %[[X]], %[[Y]] fastmath<contract> : f32
+// CHECK: %[[XYZ:.*]] = arith.mulf %[[XY]], %[[Z]] fastmath<contract> : f32
+// CHECK: arith.addf %[[ACC]], %[[XYZ]] fastmath<contract> : f32
 func.func @three_operands(%l: tensor<2x5xf32>, %a: tensor<3x5x4xf32>, %r: tensor<2x4xf32>) -> tensor<2x3xf32> {
   %0 = einsum.contract "bn,anm,bm->ba"(%l, %a, %r) : tensor<2x5xf32>, tensor<3x5x4xf32>, tensor<2x4xf32>
   return %0 : tensor<2x3xf32>
@@ -173,7 +173,7 @@ func.func @three_operands(%l: tensor<2x5xf32>, %a: tensor<3x5x4xf32>, %r: tensor
 // CHECK: ^bb0(%[[X:.*]]: f16, %[[Y:.*]]: f16, %[[OUT:.*]]: f32):
 // CHECK-DAG: %[[XE:.*]] = arith.extf %[[X]] : f16 to f32
 // CHECK-DAG: %[[YE:.*]] = arith.extf %[[Y]] : f16 to f32
-// CHECK: arith.mulf %[[XE]], %[[YE]] : f32
+// CHECK: arith.mulf %[[XE]], %[[YE]] fastmath<contract> : f32
 // CHECK: %[[TRUNC:.*]] = linalg.generic
 // CHECK-SAME: ins(%[[ACC]] : tensor<2x4xf32>) outs(%{{.*}} : tensor<2x4xf16>)
 // CHECK: arith.truncf %{{.*}} : f32 to f16
