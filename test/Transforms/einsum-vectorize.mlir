@@ -110,3 +110,25 @@ func.func @reduce(%a: tensor<8x128xf32>, %c: tensor<8xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// A transposed output (`ij,jk->ki`, loops (k, j, i) interchanged to
+// (i, k, j)): the accumulator keeps the 8 x 32 layout of the register tile;
+// the tile is transposed once before and once after the reduction loop.
+// CHECK-LABEL: func.func @transposed_output
+// CHECK: %[[C:.*]] = vector.transfer_read {{.*}} : tensor<32x8xf32>, vector<32x8xf32>
+// CHECK: %[[ACC:.*]] = vector.transpose %[[C]], [1, 0] : vector<32x8xf32> to vector<8x32xf32>
+// CHECK: %[[SUM:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xf32>)
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK: %[[T:.*]] = vector.transpose %[[SUM]], [1, 0] : vector<8x32xf32> to vector<32x8xf32>
+// CHECK: vector.transfer_write %[[T]]
+func.func @transposed_output(%a: tensor<16x16xf32>, %b: tensor<16x64xf32>, %c: tensor<64x16xf32>) -> tensor<64x16xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d1, d0)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : tensor<16x16xf32>, tensor<16x64xf32>) outs(%c : tensor<64x16xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [2, 0, 1], cache = [0, 0, 0], register = [32, 1, 8]>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x16xf32>
+  return %r : tensor<64x16xf32>
+}
