@@ -283,6 +283,29 @@ struct EinsumVectorizePass
     : einsum::impl::EinsumVectorizePassBase<EinsumVectorizePass> {
   using Base::Base;
 
+  /// The pattern sets are built once per pass instance (as the canonicalizer
+  /// does), not on every compiled kernel.
+  LogicalResult initialize(MLIRContext *context) override {
+    RewritePatternSet canonicalizationPatterns(context);
+    addCanonicalizationPatterns(context, canonicalizationPatterns);
+    canonicalization = FrozenRewritePatternSet(
+        std::move(canonicalizationPatterns));
+
+    RewritePatternSet contractPatterns(context);
+    vector::populateVectorReductionToContractPatterns(contractPatterns);
+    addCanonicalizationPatterns(context, contractPatterns);
+    contraction = FrozenRewritePatternSet(std::move(contractPatterns));
+
+    RewritePatternSet permutationPatterns(context);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(
+        permutationPatterns);
+    vector::populateVectorReductionToContractPatterns(permutationPatterns);
+    addCanonicalizationPatterns(context, permutationPatterns);
+    transferPermutation =
+        FrozenRewritePatternSet(std::move(permutationPatterns));
+    return success();
+  }
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     Operation *root = getOperation();
@@ -306,10 +329,7 @@ struct EinsumVectorizePass
         return signalPassFailure();
 
     // Fold the peeled tiles' sizes to constants.
-    RewritePatternSet canonicalization(context);
-    addCanonicalizationPatterns(context, canonicalization);
-    FrozenRewritePatternSet frozenCanonicalization(std::move(canonicalization));
-    if (failed(applyPatternsGreedily(root, frozenCanonicalization)))
+    if (failed(applyPatternsGreedily(root, canonicalization)))
       return signalPassFailure();
 
     SmallVector<linalg::GenericOp> tiles;
@@ -318,16 +338,13 @@ struct EinsumVectorizePass
         tiles.push_back(op);
     });
     for (linalg::GenericOp op : tiles)
-      if (failed(vectorizeRegisterTile(rewriter, op, frozenCanonicalization)))
+      if (failed(vectorizeRegisterTile(rewriter, op, canonicalization)))
         return signalPassFailure();
 
     // Multiply-reductions to vector.contract, then CSE so that the
     // accumulator's reads and writes match, then hoist them out of the
     // reduction loops (innermost first).
-    RewritePatternSet patterns(context);
-    vector::populateVectorReductionToContractPatterns(patterns);
-    addCanonicalizationPatterns(context, patterns);
-    if (failed(applyPatternsGreedily(root, std::move(patterns))))
+    if (failed(applyPatternsGreedily(root, contraction)))
       return signalPassFailure();
     DominanceInfo dominance(root);
     eliminateCommonSubExpressions(rewriter, dominance, root);
@@ -340,13 +357,13 @@ struct EinsumVectorizePass
     // would fold the transpose of a transposed output into the accumulator's
     // layout (for `ij,jk->ki`, 32 rows of 8 lanes instead of 8 rows of 32).
     // After it, they only fold the operands' broadcasts and transposes.
-    RewritePatternSet transferPatterns(context);
-    vector::populateVectorTransferPermutationMapLoweringPatterns(
-        transferPatterns);
-    vector::populateVectorReductionToContractPatterns(transferPatterns);
-    addCanonicalizationPatterns(context, transferPatterns);
-    if (failed(applyPatternsGreedily(root, std::move(transferPatterns))))
+    if (failed(applyPatternsGreedily(root, transferPermutation)))
       return signalPassFailure();
   }
+
+private:
+  FrozenRewritePatternSet canonicalization;
+  FrozenRewritePatternSet contraction;
+  FrozenRewritePatternSet transferPermutation;
 };
 } // namespace
