@@ -16,11 +16,14 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void mlir::einsum::registerAllDialects(DialectRegistry &registry) {
   registry.insert<EinsumDialect>();
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary translates the kernels to LLVM IR.
+  mlir::registerAllToLLVMIRTranslations(registry);
 }
 
 void mlir::einsum::registerAllPasses() {

@@ -6,12 +6,15 @@
 
 #include "einsum/Engine/Engine.h"
 
+#include "einsum/Engine/CudaRuntime.h"
+
 #include "einsum/Dialect/Einsum/IR/EinsumOps.h"
 #include "einsum/InitAll.h"
 #include "einsum/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -52,7 +55,9 @@ static double secondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 std::string CompileOptions::getCacheKey() const {
-  return target + (expandBF16 ? "/bf16x" : "/bf16n") + "/t" +
+  std::string device =
+      target == "cpu" ? "" : "/" + chip + "/" + features + "/" + gpuFormat;
+  return target + device + (expandBF16 ? "/bf16x" : "/bf16n") + "/t" +
          std::to_string(threads) + "/" + pathStrategy + "/" +
          std::to_string(memoryLimit) + "/" + minimize +
          (vectorize ? "/v" + std::to_string(vectorBits) : "/novec");
@@ -78,6 +83,7 @@ std::optional<Stage> mlir::einsum::parseStage(llvm::StringRef name) {
       .Case("linalg", Stage::Linalg)
       .Case("llvm-dialect", Stage::LLVMDialect)
       .Case("llvm-ir", Stage::LLVMIR)
+      .Case("ptx", Stage::PTX)
       .Default(std::nullopt);
 }
 
@@ -146,12 +152,10 @@ static llvm::Error checkArity(size_t expected, size_t given) {
 
 Kernel::~Kernel() = default;
 
-llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
-                        HostTensor &output) const {
+llvm::Error
+Kernel::checkInputs(llvm::ArrayRef<const HostTensor *> inputs) const {
   if (llvm::Error err = checkArity(inputShapes.size(), inputs.size()))
     return err;
-  std::vector<Descriptor> descriptors;
-  descriptors.reserve(inputs.size() + 1);
   for (auto [i, input] : llvm::enumerate(inputs)) {
     llvm::ArrayRef<int64_t> expected = inputShapes[i];
     llvm::ArrayRef<int64_t> shape = input->getShape();
@@ -163,9 +167,47 @@ llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
       return makeError("input " + llvm::Twine(i) + " has type " +
                        input->getTypeString() + ", but the kernel expects " +
                        formatTensorType(expected, inputTypes[i]));
-    descriptors.emplace_back(const_cast<void *>(input->data()), shape,
-                             input->getStrides());
   }
+  return llvm::Error::success();
+}
+
+/// Copies a strided result (`descriptor`, elements at `base`) into a fresh
+/// row-major tensor.
+static HostTensor gatherResult(const Descriptor &result, const char *base,
+                               ElementType elementType, unsigned rank) {
+  llvm::SmallVector<int64_t> shape;
+  for (unsigned d = 0; d < rank; ++d)
+    shape.push_back(result.size(d));
+  HostTensor tensor(elementType, shape);
+  size_t width = getByteWidth(elementType);
+  char *out = static_cast<char *>(tensor.data());
+  llvm::SmallVector<int64_t> index(rank, 0);
+  for (int64_t linear = 0, n = tensor.getNumElements(); linear < n;
+       ++linear) {
+    int64_t source = result.offset();
+    for (unsigned d = 0; d < rank; ++d)
+      source += index[d] * result.stride(d);
+    std::memcpy(out + linear * width, base + source * width, width);
+    for (int d = rank - 1; d >= 0; --d) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return tensor;
+}
+
+llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
+                        HostTensor &output) const {
+  if (llvm::Error err = checkInputs(inputs))
+    return err;
+  if (onDevice)
+    return runOnDevice(inputs, output, /*runs=*/1, /*times=*/nullptr);
+  std::vector<Descriptor> descriptors;
+  descriptors.reserve(inputs.size() + 1);
+  for (const HostTensor *input : inputs)
+    descriptors.emplace_back(const_cast<void *>(input->data()),
+                             input->getShape(), input->getStrides());
 
   if (!returnsResult) {
     if (output.getElementType() != elementType ||
@@ -189,35 +231,139 @@ llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
   // Copy the returned memref (any strides) into a fresh tensor, then free it:
   // the deallocation pipeline makes returned buffers owned by the caller.
   const Descriptor &result = descriptors.front();
-  llvm::SmallVector<int64_t> shape;
-  for (unsigned d = 0; d < resultRank; ++d)
-    shape.push_back(result.size(d));
-  HostTensor tensor(elementType, shape);
-  size_t width = getByteWidth(elementType);
-  char *out = static_cast<char *>(tensor.data());
-  llvm::SmallVector<int64_t> index(resultRank, 0);
-  for (int64_t linear = 0, n = tensor.getNumElements(); linear < n;
-       ++linear) {
-    int64_t source = result.offset();
-    for (unsigned d = 0; d < resultRank; ++d)
-      source += index[d] * result.stride(d);
-    std::memcpy(out + linear * width, result.aligned() + source * width,
-                width);
-    for (int d = resultRank - 1; d >= 0; --d) {
-      if (++index[d] < shape[d])
-        break;
-      index[d] = 0;
+  output = gatherResult(result, result.aligned(), elementType, resultRank);
+  std::free(result.allocated());
+  return llvm::Error::success();
+}
+
+namespace {
+/// Device buffers for one set of inputs (and the output of an equation
+/// kernel), freed on destruction.
+struct DeviceBuffers {
+  std::vector<void *> pointers;
+  ~DeviceBuffers() {
+    for (void *p : pointers)
+      cuda::release(p);
+  }
+  llvm::Expected<void *> allocate(size_t bytes) {
+    llvm::Expected<void *> p = cuda::allocate(bytes);
+    if (p)
+      pointers.push_back(*p);
+    return p;
+  }
+};
+} // namespace
+
+llvm::Error Kernel::runOnDevice(llvm::ArrayRef<const HostTensor *> inputs,
+                                HostTensor &output, unsigned runs,
+                                std::vector<double> *times) const {
+  if (llvm::Error err = cuda::initialize())
+    return err;
+  // The GPU modules are loaded by the kernel's global constructors.
+  std::call_once(initialized, [&] { engine->initialize(); });
+  if (llvm::Error err = cuda::takeError())
+    return err;
+
+  DeviceBuffers buffers;
+  std::vector<Descriptor> inputDescriptors;
+  for (const HostTensor *input : inputs) {
+    llvm::Expected<void *> device = buffers.allocate(input->getNumBytes());
+    if (!device)
+      return device.takeError();
+    if (llvm::Error err =
+            cuda::copyToDevice(*device, input->data(), input->getNumBytes()))
+      return err;
+    inputDescriptors.emplace_back(*device, input->getShape(),
+                                  input->getStrides());
+  }
+  void *deviceOutput = nullptr;
+  if (!returnsResult) {
+    llvm::Expected<HostTensor> created =
+        HostTensor::create(elementType, outputShape);
+    if (!created)
+      return makeError("the result: " + llvm::toString(created.takeError()));
+    output = std::move(*created);
+    llvm::Expected<void *> device = buffers.allocate(output.getNumBytes());
+    if (!device)
+      return device.takeError();
+    deviceOutput = *device;
+  }
+
+  Descriptor result(resultRank);
+  for (unsigned i = 0; i < runs; ++i) {
+    std::vector<Descriptor> descriptors = inputDescriptors;
+    if (returnsResult)
+      descriptors.insert(descriptors.begin(), Descriptor(resultRank));
+    else
+      descriptors.emplace_back(deviceOutput, output.getShape(),
+                               output.getStrides());
+    auto call = [&] { callPacked(function, descriptors); };
+    if (times) {
+      llvm::Expected<double> ms = cuda::timeWithEvents(call);
+      if (!ms)
+        return ms.takeError();
+      times->push_back(*ms * 1e-3);
+    } else {
+      call();
+    }
+    if (llvm::Error err = cuda::takeError())
+      return err;
+    if (returnsResult) {
+      if (i + 1 < runs)
+        cuda::release(descriptors.front().allocated());
+      else
+        result = descriptors.front();
     }
   }
-  std::free(result.allocated());
-  output = std::move(tensor);
+
+  if (!returnsResult)
+    return cuda::copyToHost(output.data(), deviceOutput, output.getNumBytes());
+  // A returned device buffer: copy its extent to the host, gather it, free
+  // it.
+  int64_t extent = result.offset() + 1;
+  for (unsigned d = 0; d < resultRank; ++d) {
+    if (result.size(d) == 0) {
+      extent = 0;
+      break;
+    }
+    extent += (result.size(d) - 1) * result.stride(d);
+  }
+  std::vector<char> staging(extent * getByteWidth(elementType));
+  llvm::Error err =
+      cuda::copyToHost(staging.data(), result.aligned(), staging.size());
+  cuda::release(result.allocated());
+  if (err)
+    return err;
+  output = gatherResult(result, staging.data(), elementType, resultRank);
   return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<double>>
+Kernel::benchmark(llvm::ArrayRef<const HostTensor *> inputs,
+                  HostTensor &output, unsigned runs) const {
+  if (llvm::Error err = checkInputs(inputs))
+    return std::move(err);
+  std::vector<double> times;
+  if (onDevice) {
+    if (llvm::Error err = runOnDevice(inputs, output, runs, &times))
+      return std::move(err);
+    return times;
+  }
+  for (unsigned i = 0; i < runs; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (llvm::Error err = run(inputs, output))
+      return std::move(err);
+    times.push_back(secondsSince(start));
+  }
+  return times;
 }
 
 llvm::Error Kernel::runOnBuffers(llvm::ArrayRef<const void *> inputs,
                                  void *output) const {
   if (returnsResult)
     return makeError("a module kernel returns its result; use run()");
+  if (onDevice)
+    return makeError("a CUDA kernel runs on host tensors; use run()");
   if (llvm::Error err = checkArity(inputShapes.size(), inputs.size()))
     return err;
   std::vector<Descriptor> descriptors;
@@ -310,9 +456,13 @@ Engine::Impl::runPipeline(ModuleOp module,
 
 llvm::Error Engine::Impl::lower(ModuleOp module, Stage stage,
                                 const CompileOptions &options) {
-  if (options.target != "cpu")
+  bool gpu = options.target == "cuda";
+  bool gpuScheduleOnCPU = options.target == "gpu-schedule-on-cpu";
+  if (!gpu && !gpuScheduleOnCPU && options.target != "cpu")
     return makeError("unknown target '" + options.target +
-                     "' (this build supports: cpu)");
+                     "' (expected cpu, cuda or gpu-schedule-on-cpu)");
+  if (stage == Stage::PTX && !gpu)
+    return makeError("--emit=ptx needs the cuda target");
   if (stage == Stage::Einsum)
     return llvm::Error::success();
   EinsumToLLVMPipelineOptions pipelineOptions;
@@ -327,6 +477,22 @@ llvm::Error Engine::Impl::lower(ModuleOp module, Stage stage,
     return runPipeline(module, [&](OpPassManager &pm) {
       buildEinsumToLinalgPipeline(pm, pipelineOptions);
     });
+  if (gpu || gpuScheduleOnCPU) {
+    EinsumToNVVMPipelineOptions gpuOptions;
+    gpuOptions.pathStrategy = options.pathStrategy;
+    gpuOptions.memoryLimit = options.memoryLimit;
+    gpuOptions.minimize = options.minimize;
+    gpuOptions.chip = options.chip;
+    gpuOptions.features = options.features;
+    gpuOptions.format = stage == Stage::PTX ? "isa" : options.gpuFormat;
+    if (gpuScheduleOnCPU)
+      return runPipeline(module, [&](OpPassManager &pm) {
+        buildEinsumGpuScheduleOnCPUPipeline(pm, gpuOptions);
+      });
+    return runPipeline(module, [&](OpPassManager &pm) {
+      buildEinsumToNVVMPipeline(pm, gpuOptions);
+    });
+  }
   return runPipeline(module, [&](OpPassManager &pm) {
     buildEinsumToLLVMPipeline(pm, pipelineOptions);
   });
@@ -335,6 +501,16 @@ llvm::Error Engine::Impl::lower(ModuleOp module, Stage stage,
 llvm::Expected<std::string> Engine::Impl::print(ModuleOp module, Stage stage) {
   std::string text;
   llvm::raw_string_ostream os(text);
+  if (stage == Stage::PTX) {
+    // Each gpu.binary holds one kernel module's PTX.
+    module.walk([&](gpu::BinaryOp binary) {
+      for (Attribute attr : binary.getObjects())
+        if (auto object = dyn_cast<gpu::ObjectAttr>(attr))
+          os << "// gpu.binary @" << binary.getSymName() << "\n"
+             << object.getObject().getValue();
+    });
+    return text;
+  }
   if (stage != Stage::LLVMIR) {
     module.print(os);
     return text;
@@ -369,7 +545,8 @@ llvm::Error Engine::Impl::jit(ModuleOp module, Kernel &kernel,
   // folder belongs to another LLVM).
   llvm::SmallVector<llvm::StringRef, 2> runtimeLibs = {
       EINSUM_MLIR_LIB_DIR "/libmlir_c_runner_utils.so"};
-  if (options.threads > 1)
+  bool gpu = options.target == "cuda";
+  if (options.threads > 1 && options.target == "cpu")
     runtimeLibs.push_back(EINSUM_MLIR_LIB_DIR "/libomp.so");
   engineOptions.sharedLibPaths = runtimeLibs;
   engineOptions.enableGDBNotificationListener = false;
@@ -378,6 +555,15 @@ llvm::Error Engine::Impl::jit(ModuleOp module, Kernel &kernel,
                                         std::move(*targetMachine));
   if (!engine)
     return engine.takeError();
+  if (gpu)
+    (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+      llvm::orc::SymbolMap symbols;
+      for (auto [symbol, address] : cuda::getRuntimeSymbols())
+        symbols[interner(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                     llvm::JITSymbolFlags::Exported};
+      return symbols;
+    });
+  kernel.onDevice = gpu;
   auto function = (*engine)->lookupPacked(("_mlir_ciface_" + name).str());
   if (!function)
     return function.takeError();

@@ -151,4 +151,5 @@ void mlir::einsum::registerEinsumPipelines() {
       "einsum-to-llvm-pipeline",
       "Compile einsum.contract on tensors to the LLVM dialect for the CPU",
       buildEinsumToLLVMPipeline);
+  registerEinsumGpuPipelines();
 }

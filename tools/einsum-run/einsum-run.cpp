@@ -11,10 +11,12 @@
 // An input is @FILE.npy, SHAPExTYPE (deterministic random data from --seed),
 // SHAPExTYPE=@FILE.npy (the file must have that type) or SHAPExTYPE=iota
 // (0, 1, 2, ... in row-major order). Every error is one line on stderr and
-// exit status 1; nothing is written then.
+// exit status 1 (2 where --target=cuda finds no CUDA driver or device);
+// nothing is written then.
 //
 //===----------------------------------------------------------------------===//
 
+#include "einsum/Engine/CudaRuntime.h"
 #include "einsum/Engine/Engine.h"
 #include "einsum/Engine/Npy.h"
 #include "einsum/Engine/Reference.h"
@@ -60,7 +62,8 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     emitOpt("emit",
             cl::desc("Print the IR after a stage and stop: einsum, linalg, "
-                     "llvm-dialect or llvm-ir"),
+                     "llvm-dialect, llvm-ir, or ptx (the kernels' PTX, "
+                     "--target=cuda)"),
             cl::value_desc("STAGE"), cl::init(""), cl::cat(category));
 static cl::opt<bool>
     checkOpt("check",
@@ -102,6 +105,22 @@ static cl::opt<unsigned>
                   cl::desc("Vector register width the schedule is chosen "
                            "for: 128, 256 or 512 (default: the host's)"),
                   cl::value_desc("BITS"), cl::init(0), cl::cat(category));
+static cl::opt<std::string>
+    targetOpt("target",
+              cl::desc("Where the kernel runs: cpu, cuda (an NVIDIA GPU "
+                       "through the CUDA driver), or gpu-schedule-on-cpu "
+                       "(the cuda target's schedule run serially on the "
+                       "CPU, to check it without a GPU)"),
+              cl::value_desc("TARGET"), cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string>
+    chipOpt("chip", cl::desc("The NVIDIA GPU the cuda target compiles for"),
+            cl::value_desc("sm_XY"), cl::init("sm_90"), cl::cat(category));
+static cl::opt<std::string>
+    gpuFormatOpt("gpu-format",
+                 cl::desc("What the cuda target's kernels are serialized "
+                          "to: isa (PTX, compiled by the driver), bin (cubin, "
+                          "needs ptxas) or fatbin"),
+                 cl::value_desc("FORMAT"), cl::init("isa"), cl::cat(category));
 static cl::opt<uint64_t> seedOpt("seed",
                                  cl::desc("Seed of the random inputs"),
                                  cl::init(0), cl::cat(category));
@@ -113,9 +132,16 @@ namespace {
   std::exit(1);
 }
 
+/// No CUDA driver or device: one line on stderr, exit status 2 (nothing is
+/// wrong with the command line).
 void failOn(llvm::Error err, llvm::StringRef prefix = "") {
   if (!err)
     return;
+  if (cuda::isNoDeviceError(err)) {
+    llvm::errs() << "einsum-run: error: " << llvm::toString(std::move(err))
+                 << "\n";
+    std::exit(2);
+  }
   fail(prefix + llvm::toString(std::move(err)));
 }
 
@@ -316,7 +342,7 @@ int main(int argc, char **argv) {
     stage = parseStage(emitOpt);
     if (!stage)
       fail("unknown --emit stage '" + emitOpt +
-           "' (expected einsum, linalg, llvm-dialect or llvm-ir)");
+           "' (expected einsum, linalg, llvm-dialect, llvm-ir or ptx)");
   }
 
   SmallVector<InputSpec> specs;
@@ -337,6 +363,19 @@ int main(int argc, char **argv) {
          std::to_string(vectorBitsOpt));
   options.vectorize = vectorizeOpt;
   options.vectorBits = vectorBitsOpt;
+  if (targetOpt != "cpu" && targetOpt != "cuda" &&
+      targetOpt != "gpu-schedule-on-cpu")
+    fail("unknown --target '" + targetOpt +
+         "' (expected cpu, cuda or gpu-schedule-on-cpu)");
+  if (gpuFormatOpt != "isa" && gpuFormatOpt != "bin" &&
+      gpuFormatOpt != "fatbin")
+    fail("unknown --gpu-format '" + gpuFormatOpt +
+         "' (expected isa, bin or fatbin)");
+  if (stage == Stage::PTX && targetOpt != "cuda")
+    fail("--emit=ptx needs --target=cuda");
+  options.target = targetOpt;
+  options.chip = chipOpt;
+  options.gpuFormat = gpuFormatOpt;
   std::shared_ptr<Kernel> kernel;
   std::optional<EinsumResolution> resolution;
   SmallVector<HostTensor> inputs;
@@ -415,6 +454,8 @@ int main(int argc, char **argv) {
     inputPointers.push_back(&input);
   HostTensor output;
   failOn(kernel->run(inputPointers, output));
+  if (targetOpt == "cuda")
+    llvm::errs() << "einsum-run: ran on " << cuda::getDeviceName() << "\n";
 
   if (checkOpt) {
     if (!resolution)
@@ -437,25 +478,19 @@ int main(int argc, char **argv) {
 
   if (benchmarkOpt > 0) {
     // One untimed run first: it starts the thread pool and touches the
-    // output's pages.
+    // output's pages. CUDA kernels are timed with events, on device buffers.
     failOn(kernel->run(inputPointers, output));
-    std::vector<double> times;
-    for (unsigned i = 0; i < benchmarkOpt; ++i) {
-      auto start = std::chrono::steady_clock::now();
-      failOn(kernel->run(inputPointers, output));
-      times.push_back(std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count());
-    }
+    std::vector<double> times =
+        check(kernel->benchmark(inputPointers, output, benchmarkOpt));
     std::sort(times.begin(), times.end());
     double median = times[times.size() / 2];
     double best = times.front();
     llvm::outs() << llvm::formatv(
         "benchmark: compile {0:f1} ms, median {1:f4} ms, min {2:f4} ms, "
-        "{3:f2} GFLOP/s (median), {4:f2} GFLOP/s (min), {5} runs\n",
+        "{3:f2} GFLOP/s (median), {4:f2} GFLOP/s (min), {5} runs{6}\n",
         kernel->getCompileSeconds() * 1e3, median * 1e3, best * 1e3,
         kernel->getFlops() / median * 1e-9, kernel->getFlops() / best * 1e-9,
-        times.size());
+        times.size(), targetOpt == "cuda" ? " (CUDA events)" : "");
   }
 
   if (!outputOpt.empty())

@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 namespace mlir {
 class MLIRContext;
@@ -42,8 +43,16 @@ namespace einsum {
 
 /// What changes a kernel's code.
 struct CompileOptions {
-  /// "cpu" (the only target so far).
+  /// "cpu"; "cuda" (einsum-to-nvvm-pipeline, run through the CUDA driver on
+  /// device buffers); or "gpu-schedule-on-cpu": the CUDA target's tiling
+  /// (blocks, threads, staged tiles, register tiles) run serially on the CPU,
+  /// which checks that schedule on machines without a GPU.
   std::string target = "cpu";
+  /// The CUDA target: the GPU, the PTX features, what the kernels are
+  /// serialized to (isa: PTX, compiled by the driver; bin; fatbin).
+  std::string chip = "sm_90";
+  std::string features = "+ptx80";
+  std::string gpuFormat = "isa";
   /// Lower bf16 conversions to integer arithmetic.
   bool expandBF16 = true;
   /// Threads each kernel runs on (OpenMP when more than 1).
@@ -61,8 +70,8 @@ struct CompileOptions {
   std::string getCacheKey() const;
 };
 
-/// The stages whose IR can be printed.
-enum class Stage { Einsum, Linalg, LLVMDialect, LLVMIR };
+/// The stages whose IR can be printed; PTX: the kernels' PTX (cuda target).
+enum class Stage { Einsum, Linalg, LLVMDialect, LLVMIR, PTX };
 std::optional<Stage> parseStage(llvm::StringRef name);
 
 /// A compiled kernel.
@@ -76,6 +85,14 @@ public:
   /// kernel was compiled for (dynamic dims of a module function: any size).
   llvm::Error run(llvm::ArrayRef<const HostTensor *> inputs,
                   HostTensor &output) const;
+
+  /// Runs the kernel `runs` times on the same inputs and returns the seconds
+  /// of each run: measured with CUDA events around the kernel call, on
+  /// device buffers set up once, for the cuda target; around run() on the
+  /// CPU.
+  llvm::Expected<std::vector<double>>
+  benchmark(llvm::ArrayRef<const HostTensor *> inputs, HostTensor &output,
+            unsigned runs) const;
 
   /// Runs an equation kernel on raw, row-major contiguous buffers of the
   /// shapes it was compiled for; the result is written to `output`.
@@ -105,9 +122,22 @@ public:
 private:
   friend class Engine;
   Kernel() = default;
+  /// Checks the inputs against the compiled types.
+  llvm::Error checkInputs(llvm::ArrayRef<const HostTensor *> inputs) const;
+  /// The cuda target: copies the inputs to the device, calls the kernel
+  /// `runs` times (each timed with events when `times` is given) and copies
+  /// the result back.
+  llvm::Error runOnDevice(llvm::ArrayRef<const HostTensor *> inputs,
+                          HostTensor &output, unsigned runs,
+                          std::vector<double> *times) const;
 
   std::unique_ptr<ExecutionEngine> engine;
   void (*function)(void **) = nullptr;
+  /// The kernel runs on a CUDA device (its buffers are device memory).
+  bool onDevice = false;
+  /// Device kernels load their GPU modules in global constructors, run
+  /// before the first call.
+  mutable std::once_flag initialized;
   bool returnsResult = false;
   /// Expected input shapes (kDynamicSize: any) and element types.
   llvm::SmallVector<llvm::SmallVector<int64_t>> inputShapes;

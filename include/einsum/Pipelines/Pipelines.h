@@ -14,6 +14,8 @@
 //   einsum-bufferize-pipeline      tensors -> memrefs, in place, deallocated
 //   einsum-lower-to-llvm-pipeline  linalg on memrefs -> loops -> LLVM dialect
 //   einsum-to-llvm-pipeline        all three
+//   einsum-to-nvvm-pipeline        linalg, GPU tiling and mapping, NVVM,
+//                                  PTX/cubin (GPUPipeline.cpp)
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,8 +87,78 @@ void buildEinsumLowerToLLVMPipeline(OpPassManager &pm,
 void buildEinsumToLLVMPipeline(OpPassManager &pm,
                                const EinsumToLLVMPipelineOptions &options);
 
+/// Options of the GPU pipeline.
+struct EinsumToNVVMPipelineOptions
+    : public PassPipelineOptions<EinsumToNVVMPipelineOptions> {
+  PassOptions::Option<std::string> pathStrategy{
+      *this, "path-strategy",
+      llvm::cl::desc("Contraction path search for einsums of three or more "
+                     "operands: auto, optimal, dp, greedy or left-to-right"),
+      llvm::cl::init("auto")};
+  PassOptions::Option<uint64_t> memoryLimit{
+      *this, "memory-limit",
+      llvm::cl::desc("Largest intermediate of a contraction path in bytes "
+                     "(0: no limit)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<std::string> minimize{
+      *this, "minimize",
+      llvm::cl::desc("What the path search minimizes first: flops or memory"),
+      llvm::cl::init("flops")};
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("The NVIDIA GPU to compile for"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features (sm_90 needs PTX ISA 8.0: +ptx80)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What the kernels are serialized to: isa (PTX text, "
+                     "compiled by the driver when loaded), bin (cubin, needs "
+                     "ptxas) or fatbin (needs ptxas and fatbinary)"),
+      llvm::cl::init("isa")};
+  PassOptions::Option<int> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("Optimization level of the NVPTX code generation"),
+      llvm::cl::init(3)};
+  PassOptions::ListOption<int64_t> tileSizes{
+      *this, "tile-sizes",
+      llvm::cl::desc("Block tile of a contraction: M, N and the reduction "
+                     "step K (default 128,128,8)")};
+  PassOptions::ListOption<int64_t> threadTile{
+      *this, "thread-tile",
+      llvm::cl::desc("Register tile of a thread in a contraction: M, N "
+                     "(default 8,8)")};
+};
+
+/// Tiles the linalg ops on tensors for GPU blocks, threads and registers
+/// (einsum-gpu-tile, einsum-vectorize). Without `workgroupMemory` the
+/// staged tiles are plain allocations.
+void buildEinsumGpuSchedulePipeline(OpPassManager &pm,
+                                    const EinsumToNVVMPipelineOptions &options,
+                                    bool workgroupMemory = true);
+/// Bufferizes (as the CPU pipeline does, without deallocation of the
+/// workgroup tiles) and maps the block and thread loops to gpu.launch
+/// (einsum-gpu-map); host buffers move to device memory.
+void buildEinsumGpuBufferizePipeline(OpPassManager &pm);
+/// gpu.launch -> outlined kernels -> NVVM -> serialized with
+/// gpu-module-to-binary; host code -> LLVM dialect calling the mgpu*
+/// runtime functions.
+void buildEinsumLowerToNVVMPipeline(OpPassManager &pm,
+                                    const EinsumToNVVMPipelineOptions &options);
+/// The GPU schedule run serially on the CPU (each GPU loop an scf.for, the
+/// staged tiles plain buffers), lowered by the CPU pipeline: what the GPU
+/// kernels compute, checkable without a GPU.
+void buildEinsumGpuScheduleOnCPUPipeline(
+    OpPassManager &pm, const EinsumToNVVMPipelineOptions &options);
+/// The whole GPU pipeline.
+void buildEinsumToNVVMPipeline(OpPassManager &pm,
+                               const EinsumToNVVMPipelineOptions &options);
+
 /// Registers the pipelines above.
 void registerEinsumPipelines();
+/// Registers the GPU pipelines (called by registerEinsumPipelines).
+void registerEinsumGpuPipelines();
 
 } // namespace einsum
 } // namespace mlir

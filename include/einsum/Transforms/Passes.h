@@ -7,6 +7,7 @@
 #ifndef EINSUM_TRANSFORMS_PASSES_H
 #define EINSUM_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {

@@ -117,4 +117,123 @@ def EinsumVectorizePass : Pass<"einsum-vectorize"> {
   ];
 }
 
+def EinsumGpuTilePass : Pass<"einsum-gpu-tile", "::mlir::func::FuncOp"> {
+  let summary = "Tile linalg ops on tensors for GPU blocks, threads and registers";
+  let description = [{
+    Distributes every `linalg` op on tensors at the top level of a function
+    over GPU blocks and threads (`scf.forall` loops whose mapping says which;
+    `einsum-gpu-map` turns them into a `gpu.launch` after bufferization).
+
+    - Contractions (two inputs, reductions, an output of rank 2 or more): the
+      output's last loop N and second-to-last loop M get a block tile of
+      `tile-sizes[0]` x `tile-sizes[1]`, its other loops a tile of 1; the
+      innermost reduction loop is tiled by `tile-sizes[2]` (the others by 1)
+      with an `scf.for`. In that loop each input's tile is copied to
+      workgroup (shared) memory (`bufferization.alloc_tensor` in
+      `#gpu.address_space<workgroup>`; inputs whose tile exceeds
+      `max-shared-bytes` stay in global memory) by all threads of the block,
+      and each of the (M/`thread-tile[0]`) x (N/`thread-tile[1]`) threads
+      computes a register tile of `thread-tile[0]` x `thread-tile[1]`
+      outputs. That tile carries an `einsum.strategy` (kind `contract`) for
+      `einsum-vectorize`, which keeps the accumulators in vector registers.
+    - Other ops (fills, element-wise ops, transposes, reductions, diagonals):
+      blocks of 4 x 64 output elements (256 along a rank-1 output), one
+      element per thread; reductions run within each thread.
+    - Ops with a rank-0 output or an empty iteration space are left alone:
+      `einsum-gpu-map` runs them on one thread.
+
+    Run serially (each forall a loop), the tiled IR computes what the GPU
+    computes: the threads of a forall finish before the next op starts, as
+    the barriers after each thread loop ensure on the GPU. With
+    `workgroup-memory=false` the staging buffers are plain allocations, and
+    the CPU pipeline can run the schedule to check it without a GPU.
+
+    Input invariant: linalg on tensors, as `convert-einsum-to-linalg` emits.
+    Output IR: `scf.forall` with `#gpu.block<linear_dim_*>` mappings around
+    `scf.forall` loops with `#gpu.thread<linear_dim_*>` mappings; the
+    thread foralls of one block have at most (M/TM) x (N/TN) threads (256
+    outside contractions).
+  }];
+  let options = [
+    ListOption<"tileSizes", "tile-sizes", "int64_t",
+               "Block tile of a contraction: M, N and the reduction step K "
+               "(default 128,128,8)">,
+    ListOption<"threadTile", "thread-tile", "int64_t",
+               "Register tile of a thread in a contraction: M, N "
+               "(default 8,8)">,
+    Option<"maxSharedBytes", "max-shared-bytes", "int64_t",
+           /*default=*/"16384",
+           "Largest input tile copied to workgroup memory">,
+    Option<"workgroupMemory", "workgroup-memory", "bool", /*default=*/"true",
+           "Stage input tiles in workgroup memory (false: in plain "
+           "allocations, so that the schedule can run serially on a CPU)">,
+  ];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::einsum::EinsumDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def EinsumGpuMapPass : Pass<"einsum-gpu-map", "::mlir::func::FuncOp"> {
+  let summary = "Turn GPU-mapped scf.forall loops on memrefs into gpu.launch";
+  let description = [{
+    After bufferization, for a host function whose linalg ops were tiled by
+    `einsum-gpu-tile`:
+
+    - every top-level `scf.forall` with a `#gpu.block` mapping becomes a
+      `gpu.launch` whose one-dimensional grid covers all its iterations (the
+      block id is delinearized into the forall's induction variables, so any
+      number of mapped loops and dynamic trip counts work); its nested
+      thread foralls are mapped with upstream's
+      `mapNestedForallToThreadsImpl` (linear thread ids, a barrier after
+      each), and the block size is the largest of their thread counts;
+    - workgroup-memory `memref.alloc`s inside the block become workgroup
+      attributions of the launch (static shapes only);
+    - a linalg op left at the top level (rank-0 outputs) runs in a launch of
+      one thread;
+    - host buffers: `memref.alloc`/`memref.dealloc` become
+      `gpu.alloc`/`gpu.dealloc` (a buffer not returned is freed before the
+      return), `memref.copy` becomes `gpu.memcpy`.
+
+    Anything else on the host that reads or writes memory is an error: the
+    function's memrefs live in device memory.
+
+    Input invariant: one-shot bufferized host functions with straight-line
+    bodies. Output IR: `gpu.launch` regions and `gpu` memory operations,
+    ready for `gpu-kernel-outlining`.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def EinsumLowerVectorsPass : Pass<"einsum-lower-vectors"> {
+  let summary = "Lower vector contractions and transfers to FMAs, loads and stores";
+  let description = [{
+    Applies upstream's vector lowering patterns that `convert-vector-to-llvm`
+    applies before its conversion, so that a later conversion that has no
+    such step of its own (`convert-gpu-to-nvvm`, which also maps the GPU
+    memory spaces that `convert-vector-to-llvm` cannot) sees only 1-D vector
+    ops: `vector.contract` through outer products to `vector.fma`, transfer
+    permutations to transposes and broadcasts, 1-D transfers to
+    `vector.load`/`vector.store` (or scalar loads), multi-reductions to
+    `vector.reduction`, and broadcasts, shape casts and transposes to
+    extracts and inserts.
+
+    Input invariant: transfers of rank 1 (`convert-vector-to-scf` with full
+    unrolling ran). Output IR: 1-D vector arithmetic, loads and stores.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 #endif // EINSUM_TRANSFORMS_PASSES
