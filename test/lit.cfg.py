@@ -47,3 +47,26 @@ try:
     config.available_features.add("numpy")
 except (OSError, subprocess.CalledProcessError):
     pass
+
+# ptxas (CUDA toolkit, found at configure time): the emitted PTX must
+# assemble for sm_90.
+if config.ptxas and os.path.exists(config.ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.ptxas))
+
+# A CUDA driver with a device: the GPU integration tests run; without one
+# the no-device path is tested instead.
+def has_cuda_device():
+    try:
+        import ctypes
+        cuda = ctypes.CDLL("libcuda.so.1")
+        count = ctypes.c_int(0)
+        return (cuda.cuInit(0) == 0 and
+                cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and
+                count.value > 0)
+    except OSError:
+        return False
+
+
+if has_cuda_device():
+    config.available_features.add("cuda-driver")
