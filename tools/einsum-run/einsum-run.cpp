@@ -314,8 +314,8 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
-      "einsum-run: compile an einsum with MLIR, run it on the CPU and check "
-      "it\n\n"
+      "einsum-run: compile an einsum with MLIR, run it on the CPU (or an "
+      "NVIDIA GPU: --target=cuda) and check it\n\n"
       "  einsum-run --equation='bij,bjk->bik' --input=@a.npy "
       "--input=3x5x4xf32 --output=c.npy\n"
       "  einsum-run kernels.mlir --entry=NAME --input=...\n\n"
