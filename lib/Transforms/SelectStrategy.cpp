@@ -17,6 +17,7 @@
 #include "einsum/Dialect/Einsum/IR/EinsumDialect.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -114,6 +115,113 @@ static int64_t chooseVectorTile(int64_t extent, int64_t lanes) {
   if (ShapedType::isDynamic(extent) || extent >= 2 * lanes)
     return 2 * lanes;
   return static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(extent)));
+}
+
+/// Packs the input of a contraction that holds the output's contiguous loop
+/// N into the layout the `contract` schedule walks: its other parallel
+/// dimensions, then its reductions (in loop order), then N innermost. The
+/// copy is a linalg.generic of its own (a transpose, scheduled like one);
+/// the contraction reads the packed tensor through the permuted map. This
+/// turns an "NT" product (`bhqd,bhkd->bhqk`: B contiguous along the
+/// reduction) into one with N contiguous, and makes the reduction steps of
+/// a tensor contraction (`abcd,dbef->aecf`) walk B with unit strides between
+/// rows. Only static, diagonal-free contractions whose other input has
+/// output rows of its own (M of at least 8) are packed: the copy costs a
+/// pass over B, the product 2 M flops per element of B.
+static void packForContraction(OpBuilder &builder, linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() == 0 || !op.hasPureTensorSemantics() ||
+      op.hasDynamicShape() ||
+      llvm::any_of(op.getIndexingMapsArray(), [](AffineMap map) {
+        return !map.isProjectedPermutation();
+      }))
+    return;
+  AffineMap outMap = op.getIndexingMapsArray().back();
+  if (outMap.getNumResults() < 2)
+    return;
+  unsigned nLoop = cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto uses = [&](unsigned input, unsigned loop) {
+    return maps[input].getResultPosition(builder.getAffineDimExpr(loop))
+        .has_value();
+  };
+  if (uses(0, nLoop) == uses(1, nLoop))
+    return;
+  unsigned bInput = uses(0, nLoop) ? 0 : 1;
+  unsigned aInput = 1 - bInput;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  int64_t mPoints = 1;
+  for (unsigned loop = 0; loop < op.getNumLoops(); ++loop)
+    if (uses(aInput, loop) && !uses(bInput, loop) &&
+        iterators[loop] == utils::IteratorType::parallel)
+      mPoints *= ranges[loop];
+  if (mPoints < 8)
+    return;
+
+  // A product whose other input is contiguous along an output loop of its
+  // own (`ij,jk->ki`) has its schedule already: N is that loop, and the
+  // accumulator tile is transposed once per reduction tile.
+  AffineMap bMap = maps[bInput];
+  AffineMap aMap = maps[aInput];
+  bool bContiguousAlongN =
+      cast<AffineDimExpr>(bMap.getResults().back()).getPosition() == nLoop;
+  if (!bContiguousAlongN && aMap.getNumResults() > 0) {
+    unsigned aLast =
+        cast<AffineDimExpr>(aMap.getResults().back()).getPosition();
+    if (iterators[aLast] == utils::IteratorType::parallel)
+      return;
+  }
+
+  // B's dimensions in the order the schedule visits them.
+  auto rank = [&](unsigned dim) {
+    unsigned loop = cast<AffineDimExpr>(bMap.getResult(dim)).getPosition();
+    unsigned group = loop == nLoop ? 2
+                     : iterators[loop] == utils::IteratorType::reduction ? 1
+                                                                         : 0;
+    return std::make_pair(group, loop);
+  };
+  SmallVector<unsigned> permutation =
+      llvm::to_vector(llvm::seq<unsigned>(0, bMap.getNumResults()));
+  llvm::sort(permutation, [&](unsigned x, unsigned y) {
+    return rank(x) < rank(y);
+  });
+  if (llvm::equal(permutation, llvm::seq<unsigned>(0, permutation.size())))
+    return;
+
+  // packed[i] = B[permutation^-1 ...]: a copy whose loops are the packed
+  // dimensions.
+  Location loc = op.getLoc();
+  Value source = op.getDpsInputs()[bInput];
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  SmallVector<int64_t> packedShape;
+  SmallVector<AffineExpr> sourceExprs(permutation.size());
+  for (auto [i, dim] : llvm::enumerate(permutation)) {
+    packedShape.push_back(sourceType.getDimSize(dim));
+    sourceExprs[dim] = builder.getAffineDimExpr(i);
+  }
+  MLIRContext *context = op.getContext();
+  unsigned packedRank = permutation.size();
+  builder.setInsertionPoint(op);
+  Value empty = tensor::EmptyOp::create(builder, loc, packedShape,
+                                        sourceType.getElementType());
+  auto copy = linalg::GenericOp::create(
+      builder, loc, empty.getType(), ValueRange{source}, ValueRange{empty},
+      ArrayRef<AffineMap>{
+          AffineMap::get(packedRank, 0, sourceExprs, context),
+          AffineMap::getMultiDimIdentityMap(packedRank, context)},
+      SmallVector<utils::IteratorType>(packedRank,
+                                       utils::IteratorType::parallel),
+      [](OpBuilder &b, Location nested, ValueRange args) {
+        linalg::YieldOp::create(b, nested, args[0]);
+      });
+
+  SmallVector<AffineExpr> packedExprs;
+  for (unsigned dim : permutation)
+    packedExprs.push_back(bMap.getResult(dim));
+  maps[bInput] = AffineMap::get(bMap.getNumDims(), 0, packedExprs, context);
+  op->setOperand(bInput, copy.getResult(0));
+  op.setIndexingMapsAttr(builder.getAffineMapArrayAttr(maps));
 }
 
 namespace {
@@ -309,6 +417,16 @@ struct EinsumSelectStrategyPass
   void runOnOperation() override {
     unsigned bits = vectorBits ? vectorBits : getHostVectorBits();
     MLIRContext *context = &getContext();
+    // Operands first: the layouts the contraction schedules want.
+    SmallVector<linalg::GenericOp> generics;
+    getOperation()->walk([&](linalg::GenericOp op) {
+      if (!op->hasAttr(StrategyAttr::getAttrName()))
+        generics.push_back(op);
+    });
+    OpBuilder builder(context);
+    for (linalg::GenericOp op : generics)
+      packForContraction(builder, op);
+
     getOperation()->walk([&](linalg::GenericOp op) {
       if (op->hasAttr(StrategyAttr::getAttrName()) ||
           !op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||

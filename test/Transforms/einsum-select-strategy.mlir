@@ -29,6 +29,35 @@ func.func @gemm_out_t(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> t
 
 // -----
 
+// An "NT" product: B (k, j) is contiguous along the reduction j. It is
+// packed to (j, k) by a transpose of its own (16 x 16 tiles), and the
+// product runs the gemm schedule.
+// CHECK-LABEL: func.func @gemm_nt
+// CHECK-SAME: (%[[A:.*]]: tensor<1024x512xf32>, %[[B:.*]]: tensor<256x512xf32>)
+// CHECK: %[[PACKED:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<256x512xf32>) outs(%{{.*}} : tensor<512x256xf32>)
+// CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [0, 0], register = [16, 16]>
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[A]], %[[PACKED]] : tensor<1024x512xf32>, tensor<512x256xf32>)
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [256, 256, 128], register = [8, 1, 32]>
+func.func @gemm_nt(%a: tensor<1024x512xf32>, %b: tensor<256x512xf32>) -> tensor<1024x256xf32> {
+  %r = einsum.contract "ij,kj->ik"(%a, %b) : tensor<1024x512xf32>, tensor<256x512xf32>
+  return %r : tensor<1024x256xf32>
+}
+
+// -----
+
+// Rows of fewer than 8 outputs (a matrix-vector product) are not worth a
+// pass over B: no packing.
+// CHECK-LABEL: func.func @matvec_nt
+// CHECK-COUNT-1: linalg.generic
+// CHECK-NOT: linalg.generic
+func.func @matvec_nt(%a: tensor<4x512xf32>, %b: tensor<256x512xf32>) -> tensor<4x256xf32> {
+  %r = einsum.contract "ij,kj->ik"(%a, %b) : tensor<4x512xf32>, tensor<256x512xf32>
+  return %r : tensor<4x256xf32>
+}
+
+// -----
+
 // f64: 8 lanes per vector; the batch loop is tiled by 1 at both levels.
 // CHECK-LABEL: func.func @bmm_f64
 // CHECK: linalg.generic
@@ -40,12 +69,17 @@ func.func @bmm_f64(%a: tensor<8x64x64xf64>, %b: tensor<8x64x64xf64>) -> tensor<8
 
 // -----
 
-// A tensor contraction tiled directly: loops (a, e, c, d, b, f). N = f gets
-// two vectors (its 48 = a tile of 32 and a peeled one of 16: vectors of 48
-// are no power of two), M = c; the reductions d and b share the cache
-// budget of 256 (48 x 4).
+// A tensor contraction: loops (a, e, c, d, b, f). B (d, b, e, f) is packed
+// first into the order the schedule walks it, (e, d, b, f): the reduction
+// steps then move along rows of f. N = f gets two vectors (its 48 = a tile
+// of 32 and a peeled one of 16: vectors of 48 are no power of two), M = c;
+// the reductions d and b share the cache budget of 256 (48 x 4).
 // CHECK-LABEL: func.func @tc
+// CHECK-SAME: (%[[A:.*]]: tensor<48x48x48x48xf32>, %[[B:.*]]: tensor<48x48x48x48xf32>)
+// CHECK: %[[PACKED:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<48x48x48x48xf32>)
+// CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise
 // CHECK: linalg.generic
+// CHECK-SAME: ins(%[[A]], %[[PACKED]] :
 // CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2, 5, 3, 4], cache = [1, 1, 48, 4, 48, 64], register = [1, 1, 8, 1, 1, 32]>
 func.func @tc(%a: tensor<48x48x48x48xf32>, %b: tensor<48x48x48x48xf32>) -> tensor<48x48x48x48xf32> {
   %r = einsum.contract "abcd,dbef->aecf"(%a, %b) : tensor<48x48x48x48xf32>, tensor<48x48x48x48xf32>

@@ -81,7 +81,11 @@ def EinsumSelectStrategyPass : Pass<"einsum-select-strategy"> {
     Option<"minIterations", "min-iterations", "int64_t", /*default=*/"256",
            "Leave ops with a smaller (static) iteration space as loops">,
   ];
-  let dependentDialects = ["::mlir::einsum::EinsumDialect"];
+  let dependentDialects = [
+    "::mlir::einsum::EinsumDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
 }
 
 def EinsumVectorizePass : Pass<"einsum-vectorize"> {
