@@ -7,6 +7,7 @@
 #include "einsum/Engine/Engine.h"
 
 #include "einsum/Engine/CudaRuntime.h"
+#include "einsum/Engine/Workspace.h"
 
 #include "einsum/Dialect/Einsum/IR/EinsumOps.h"
 #include "einsum/InitAll.h"
@@ -181,6 +182,14 @@ static HostTensor gatherResult(const Descriptor &result, const char *base,
   HostTensor tensor(elementType, shape);
   size_t width = getByteWidth(elementType);
   char *out = static_cast<char *>(tensor.data());
+  // Row-major results are copied in one piece.
+  if (llvm::equal(llvm::map_range(llvm::seq<unsigned>(0, rank),
+                                  [&](unsigned d) { return result.stride(d); }),
+                  getRowMajorStrides(shape))) {
+    if (tensor.getNumBytes())
+      std::memcpy(out, base + result.offset() * width, tensor.getNumBytes());
+    return tensor;
+  }
   llvm::SmallVector<int64_t> index(rank, 0);
   for (int64_t linear = 0, n = tensor.getNumElements(); linear < n;
        ++linear) {
@@ -232,7 +241,7 @@ llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
   // the deallocation pipeline makes returned buffers owned by the caller.
   const Descriptor &result = descriptors.front();
   output = gatherResult(result, result.aligned(), elementType, resultRank);
-  std::free(result.allocated());
+  workspace::release(result.allocated());
   return llvm::Error::success();
 }
 
@@ -555,14 +564,14 @@ llvm::Error Engine::Impl::jit(ModuleOp module, Kernel &kernel,
                                         std::move(*targetMachine));
   if (!engine)
     return engine.takeError();
-  if (gpu)
-    (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-      llvm::orc::SymbolMap symbols;
-      for (auto [symbol, address] : cuda::getRuntimeSymbols())
-        symbols[interner(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                                     llvm::JITSymbolFlags::Exported};
-      return symbols;
-    });
+  (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    for (auto [symbol, address] :
+         gpu ? cuda::getRuntimeSymbols() : workspace::getRuntimeSymbols())
+      symbols[interner(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                   llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
   kernel.onDevice = gpu;
   auto function = (*engine)->lookupPacked(("_mlir_ciface_" + name).str());
   if (!function)

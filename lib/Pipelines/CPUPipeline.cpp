@@ -102,7 +102,11 @@ void mlir::einsum::buildEinsumLowerToLLVMPipeline(
   }
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Heap buffers through _mlir_memref_to_llvm_alloc/_free, which the engine
+  // binds to its workspace (large temporaries are reused across calls).
+  FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
+  memrefOptions.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
   pm.addPass(createSCFToControlFlowPass());
   // After scf-to-cf: n-D vectors carried by loops (the register tiles) become
   // LLVM arrays of 1-D vectors in block arguments. Contractions lower through

@@ -16,6 +16,7 @@
 #include "einsum/Dialect/Einsum/IR/EinsumAttrs.h"
 #include "einsum/Dialect/Einsum/IR/EinsumDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/StringMap.h"
@@ -224,9 +225,42 @@ static void packForContraction(OpBuilder &builder, linalg::GenericOp op) {
   op.setIndexingMapsAttr(builder.getAffineMapArrayAttr(maps));
 }
 
+/// The block argument a value of `op`'s body is computed from through
+/// conversions (extf, extsi, ...), if any.
+static std::optional<unsigned> getSourceArgument(linalg::GenericOp op,
+                                                 Value value) {
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      return arg.getOwner() == op.getBody()
+                 ? std::optional<unsigned>(arg.getArgNumber())
+                 : std::nullopt;
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getNumOperands() != 1)
+      return std::nullopt;
+    value = def->getOperand(0);
+  }
+}
+
+/// Puts the factor that comes from the N input second in the body's
+/// multiplications: the vector contraction takes its operands in that order
+/// and lowers to outer products of the first operand's columns (M) with the
+/// second's rows (N). The other order (`jk,ij->ik`) ran at 5 GFLOP/s.
+static void orderFactors(linalg::GenericOp op, unsigned nInput) {
+  op.getBody()->walk([&](Operation *mul) {
+    if (!isa<arith::MulFOp, arith::MulIOp>(mul))
+      return;
+    std::optional<unsigned> first = getSourceArgument(op, mul->getOperand(0));
+    std::optional<unsigned> second = getSourceArgument(op, mul->getOperand(1));
+    if (first == nInput && second && *second != nInput)
+      mul->setOperands({mul->getOperand(1), mul->getOperand(0)});
+  });
+}
+
 namespace {
 /// A strategy under construction: everything indexed by the op's loops.
 struct Plan {
+  /// `contract`: the input that holds N (its rows are the vectors).
+  std::optional<unsigned> nInput;
   StrategyKind kind;
   SmallVector<int64_t> order;
   SmallVector<int64_t> cache;
@@ -281,6 +315,7 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
 
   Plan plan;
   plan.kind = StrategyKind::Contract;
+  plan.nInput = nInput;
   plan.cache.assign(info.numLoops, 1);
   plan.registerTiles.assign(info.numLoops, 1);
   for (unsigned loop = 0; loop < info.numLoops; ++loop)
@@ -427,28 +462,33 @@ struct EinsumSelectStrategyPass
     for (linalg::GenericOp op : generics)
       packForContraction(builder, op);
 
+    generics.clear();
     getOperation()->walk([&](linalg::GenericOp op) {
-      if (op->hasAttr(StrategyAttr::getAttrName()) ||
-          !op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      if (!op->hasAttr(StrategyAttr::getAttrName()))
+        generics.push_back(op);
+    });
+    for (linalg::GenericOp op : generics) {
+      if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
           op.getNumLoops() == 0)
-        return;
+        continue;
       Type elementType = getElementTypeOrSelf(op.getDpsInits()[0].getType());
       if (!elementType.isIntOrFloat())
-        return;
+        continue;
       LoopInfo info = analyze(op);
       // Dynamic sizes are assumed large.
       int64_t points = 1;
       bool isDynamic = false;
+      bool isEmpty = false;
       for (int64_t range : info.ranges) {
         if (range == 0)
-          return;
+          isEmpty = true;
         if (ShapedType::isDynamic(range))
           isDynamic = true;
         else
           points *= range;
       }
-      if (!isDynamic && points < minIterations)
-        return;
+      if (isEmpty || (!isDynamic && points < minIterations))
+        continue;
       unsigned lanes =
           std::max<unsigned>(1, bits / elementType.getIntOrFloatBitWidth());
       std::optional<Plan> plan = planContract(info, lanes, bits);
@@ -457,11 +497,13 @@ struct EinsumSelectStrategyPass
       if (!plan)
         plan = planElementwise(info, lanes);
       if (!plan)
-        return;
+        continue;
+      if (plan->nInput)
+        orderFactors(op, *plan->nInput);
       op->setAttr(StrategyAttr::getAttrName(),
                   StrategyAttr::get(context, plan->kind, plan->order,
                                     plan->cache, plan->registerTiles));
-    });
+    }
   }
 };
 } // namespace
