@@ -27,17 +27,11 @@ import re
 import subprocess
 import sys
 
+from cases import load_cases  # bench/cases.py
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EINSUM_RUN = os.path.join(ROOT, "build", "bin", "einsum-run")
 
-
-def load_cases(paths):
-    cases = []
-    for path in paths:
-        if os.path.exists(path):
-            with open(path) as f:
-                cases += json.load(f)["cases"]
-    return cases
 
 
 def label_groups(equation, shapes):
@@ -186,9 +180,7 @@ def main():
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
 
-    cases = load_cases([os.path.join(ROOT, "..", "shared", "bench",
-                                     "cases.json"),
-                        os.path.join(ROOT, "bench", "cases.json")])
+    cases = load_cases()
     cases = [c for c in cases if c["class"] in ("gemm", "contraction")]
     if args.only:
         cases = [c for c in cases if c["name"] in args.only]

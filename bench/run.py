@@ -37,6 +37,7 @@ import numpy as np  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "build", "python_packages"))
 import einsum_mlir as em  # noqa: E402
+from cases import load_cases  # noqa: E402  (bench/cases.py)
 
 try:
     import torch  # noqa: E402
@@ -149,14 +150,6 @@ def touched_bytes(equation, ops, out):
     return total
 
 
-def load_cases(paths):
-    cases = []
-    for path in paths:
-        if os.path.exists(path):
-            with open(path) as f:
-                cases += json.load(f)["cases"]
-    return cases
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -169,9 +162,7 @@ def main():
                         help="seconds to spend timing each measurement")
     args = parser.parse_args()
 
-    cases = load_cases([os.path.join(ROOT, "..", "shared", "bench",
-                                     "cases.json"),
-                        os.path.join(ROOT, "bench", "cases.json")])
+    cases = load_cases()
     if args.only:
         cases = [c for c in cases if c["name"] in args.only]
     blas = OpenBLAS()

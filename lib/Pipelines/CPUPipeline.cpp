@@ -59,7 +59,8 @@ void mlir::einsum::buildEinsumSchedulePipeline(
     pm.addPass(createEinsumVectorizePass());
 }
 
-void mlir::einsum::buildEinsumBufferizePipeline(OpPassManager &pm) {
+void mlir::einsum::buildEinsumBufferizePipeline(OpPassManager &pm,
+                                                bool deallocate) {
   // Lets the result be computed straight into the destination buffer of a
   // `bufferization.materialize_in_destination` (the in-place calling
   // convention of the engine's kernels).
@@ -71,6 +72,8 @@ void mlir::einsum::buildEinsumBufferizePipeline(OpPassManager &pm) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (!deallocate)
+    return;
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
 }

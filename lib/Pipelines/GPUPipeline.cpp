@@ -23,7 +23,6 @@
 #include "einsum/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -56,14 +55,9 @@ void mlir::einsum::buildEinsumGpuSchedulePipeline(
 }
 
 void mlir::einsum::buildEinsumGpuBufferizePipeline(OpPassManager &pm) {
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  bufferization::OneShotBufferizePassOptions bufferizeOptions;
-  bufferizeOptions.bufferizeFunctionBoundaries = true;
-  bufferizeOptions.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  // The workgroup tiles become launch attributions and the host buffers
+  // gpu.alloc/gpu.dealloc in einsum-gpu-map, not deallocated memrefs.
+  buildEinsumBufferizePipeline(pm, /*deallocate=*/false);
   // Canonicalized again after CSE: copies of a buffer onto itself fold only
   // once their subviews are merged.
   pm.addPass(createCanonicalizerPass());

@@ -73,8 +73,9 @@ struct EinsumToLLVMPipelineOptions
 void buildEinsumToLinalgPipeline(OpPassManager &pm,
                                  const EinsumToLLVMPipelineOptions &options);
 /// One-shot bufferization (function boundaries included, identity layouts),
-/// empty-tensor elimination for in-place results, and deallocation.
-void buildEinsumBufferizePipeline(OpPassManager &pm);
+/// empty-tensor elimination for in-place results, and (with `deallocate`)
+/// deallocation.
+void buildEinsumBufferizePipeline(OpPassManager &pm, bool deallocate = true);
 /// Schedules the linalg ops on tensors: chooses a strategy per op, distributes
 /// them over `numThreads` threads (scf.forall) and tiles and vectorizes them.
 void buildEinsumSchedulePipeline(OpPassManager &pm,
