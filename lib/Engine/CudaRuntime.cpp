@@ -30,7 +30,10 @@ using CUfunction = void *;
 using CUstream = void *;
 using CUevent = void *;
 using CUdeviceptr = uintptr_t;
-constexpr int kJitOptimizationLevel = 7; // CU_JIT_OPTIMIZATION_LEVEL
+// CUjit_option values (cuda.h).
+constexpr int kJitErrorLogBuffer = 5;
+constexpr int kJitErrorLogBufferSize = 6;
+constexpr int kJitOptimizationLevel = 7;
 
 /// The driver entry points the shim uses.
 struct Driver {
@@ -197,10 +200,16 @@ static void *mgpuModuleLoadJIT(void *data, int optLevel) {
   CUmodule module = nullptr;
   if (!d)
     return nullptr;
-  int options[] = {kJitOptimizationLevel};
-  void *values[] = {reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
-  check(d->cuModuleLoadDataEx(&module, data, 1, options, values),
-        "cuModuleLoadDataEx (PTX JIT)");
+  // The driver's PTX compiler reports its errors into `log`.
+  char log[4096] = {0};
+  int options[] = {kJitOptimizationLevel, kJitErrorLogBuffer,
+                   kJitErrorLogBufferSize};
+  void *values[] = {reinterpret_cast<void *>(static_cast<intptr_t>(optLevel)),
+                    log, reinterpret_cast<void *>(sizeof(log) - 1)};
+  CUresult result = d->cuModuleLoadDataEx(&module, data, 3, options, values);
+  std::string call = "cuModuleLoadDataEx (PTX JIT";
+  call += log[0] ? std::string(": ") + log + ")" : ")";
+  check(result, call.c_str());
   return module;
 }
 
