@@ -38,6 +38,9 @@ namespace einsum {
 using namespace mlir;
 
 static constexpr int64_t kWarpSize = 32;
+/// Static shared memory per block on NVIDIA GPUs (more needs dynamic shared
+/// memory and an opt-in).
+static constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
 static bool isWorkgroupMemory(MemRefType type) {
   auto space = dyn_cast_if_present<gpu::AddressSpaceAttr>(type.getMemorySpace());
@@ -225,6 +228,15 @@ static LogicalResult mapBlocks(RewriterBase &rewriter, scf::ForallOp forall) {
   });
   if (walked.wasInterrupted())
     return failure();
+  int64_t sharedBytes = 0;
+  for (memref::AllocOp alloc : sharedAllocs)
+    sharedBytes += alloc.getType().getNumElements() *
+                   alloc.getType().getElementTypeBitWidth() / 8;
+  if (sharedBytes > kMaxStaticSharedBytes)
+    return forall.emitError("einsum-gpu-map: ")
+           << sharedBytes << " bytes of workgroup memory in one block; "
+           << "statically allocated shared memory is at most "
+           << kMaxStaticSharedBytes << " bytes";
 
   // The grid: one block per iteration.
   rewriter.setInsertionPoint(forall);

@@ -65,3 +65,13 @@ func.func @branches(%a: memref<8xf32>, %c: i1) {
 ^bb2:
   return
 }
+
+// -----
+
+func.func @too_much_shared_memory(%a: memref<8xf32>) {
+  // expected-error @+1 {{einsum-gpu-map: 65536 bytes of workgroup memory in one block; statically allocated shared memory is at most 49152 bytes}}
+  scf.forall (%i) in (8) {
+    %s = memref.alloc() : memref<128x128xf32, #gpu.address_space<workgroup>>
+  } {mapping = [#gpu.block<linear_dim_0>]}
+  return
+}

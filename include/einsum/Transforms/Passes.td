@@ -196,7 +196,8 @@ def EinsumGpuMapPass : Pass<"einsum-gpu-map", "::mlir::func::FuncOp"> {
       `mapNestedForallToThreadsImpl` (linear thread ids, a barrier after
       each), and the block size is the largest of their thread counts;
     - workgroup-memory `memref.alloc`s inside the block become workgroup
-      attributions of the launch (static shapes only);
+      attributions of the launch (static shapes only, at most 48 KiB per
+      block: static shared memory);
     - a linalg op left at the top level (rank-0 outputs) runs in a launch of
       one thread;
     - host buffers: `memref.alloc`/`memref.dealloc` become
