@@ -375,11 +375,39 @@ llvm::Error Kernel::runOnBuffers(llvm::ArrayRef<const void *> inputs,
     return makeError("a CUDA kernel runs on host tensors; use run()");
   if (llvm::Error err = checkArity(inputShapes.size(), inputs.size()))
     return err;
+  // A compute-bound kernel reads its operands many times, with vector loads
+  // that cross cache lines where a row does not start on one: an operand
+  // that is not 64-byte aligned (numpy aligns to 16) is copied to an aligned
+  // buffer first. (gemm1024 with B 16 bytes off: 125 GFLOP/s, aligned 152.)
+  constexpr uintptr_t kAlignment = 64;
+  constexpr double kMinFlopsPerByte = 32;
+  size_t inputBytes = 0;
+  for (const llvm::SmallVector<int64_t> &shape : inputShapes)
+    inputBytes += getDenseByteSize(elementType, shape).value_or(0);
+  bool computeBound =
+      inputBytes > 0 && flops / static_cast<double>(inputBytes) >=
+                            kMinFlopsPerByte;
+  std::vector<std::unique_ptr<void, void (*)(void *)>> copies;
   std::vector<Descriptor> descriptors;
   descriptors.reserve(inputs.size() + 1);
-  for (auto [i, data] : llvm::enumerate(inputs))
-    descriptors.emplace_back(const_cast<void *>(data), inputShapes[i],
+  for (auto [i, data] : llvm::enumerate(inputs)) {
+    void *pointer = const_cast<void *>(data);
+    size_t bytes =
+        getDenseByteSize(inputTypes[i], inputShapes[i]).value_or(0);
+    if (computeBound && bytes >= kAlignment &&
+        reinterpret_cast<uintptr_t>(pointer) % kAlignment != 0) {
+      size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+      void *aligned = std::aligned_alloc(kAlignment, rounded);
+      if (!aligned)
+        return makeError("cannot allocate " + llvm::Twine(rounded) +
+                         " bytes to align input " + llvm::Twine(i));
+      std::memcpy(aligned, pointer, bytes);
+      copies.emplace_back(aligned, std::free);
+      pointer = aligned;
+    }
+    descriptors.emplace_back(pointer, inputShapes[i],
                              getRowMajorStrides(inputShapes[i]));
+  }
   descriptors.emplace_back(output, outputShape, getRowMajorStrides(outputShape));
   callPacked(function, descriptors);
   return llvm::Error::success();
