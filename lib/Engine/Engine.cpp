@@ -378,9 +378,11 @@ llvm::Error Kernel::runOnBuffers(llvm::ArrayRef<const void *> inputs,
   // A compute-bound kernel reads its operands many times, with vector loads
   // that cross cache lines where a row does not start on one: an operand
   // that is not 64-byte aligned (numpy aligns to 16) is copied to an aligned
-  // buffer first. (gemm1024 with B 16 bytes off: 125 GFLOP/s, aligned 152.)
+  // buffer first (gemm1024 with B 16 bytes off: 125 GFLOP/s, aligned 152).
+  // Only from 128 flops per operand byte on: below, the copy costs more
+  // than the misalignment (attn_qk, whose B is packed anyway, has 64).
   constexpr uintptr_t kAlignment = 64;
-  constexpr double kMinFlopsPerByte = 32;
+  constexpr double kMinFlopsPerByte = 128;
   size_t inputBytes = 0;
   for (const llvm::SmallVector<int64_t> &shape : inputShapes)
     inputBytes += getDenseByteSize(elementType, shape).value_or(0);
@@ -388,6 +390,8 @@ llvm::Error Kernel::runOnBuffers(llvm::ArrayRef<const void *> inputs,
       inputBytes > 0 && flops / static_cast<double>(inputBytes) >=
                             kMinFlopsPerByte;
   std::vector<std::unique_ptr<void, void (*)(void *)>> copies;
+  // The copies come from the workspace: a fresh mapping of a large buffer
+  // on every call costs more than the copy (bilinear: 80 -> 15 GFLOP/s).
   std::vector<Descriptor> descriptors;
   descriptors.reserve(inputs.size() + 1);
   for (auto [i, data] : llvm::enumerate(inputs)) {
@@ -396,13 +400,15 @@ llvm::Error Kernel::runOnBuffers(llvm::ArrayRef<const void *> inputs,
         getDenseByteSize(inputTypes[i], inputShapes[i]).value_or(0);
     if (computeBound && bytes >= kAlignment &&
         reinterpret_cast<uintptr_t>(pointer) % kAlignment != 0) {
-      size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-      void *aligned = std::aligned_alloc(kAlignment, rounded);
-      if (!aligned)
-        return makeError("cannot allocate " + llvm::Twine(rounded) +
+      void *block = workspace::allocate(bytes + kAlignment);
+      if (!block)
+        return makeError("cannot allocate " + llvm::Twine(bytes) +
                          " bytes to align input " + llvm::Twine(i));
+      copies.emplace_back(block, workspace::release);
+      uintptr_t address = reinterpret_cast<uintptr_t>(block);
+      void *aligned = reinterpret_cast<void *>(
+          (address + kAlignment - 1) / kAlignment * kAlignment);
       std::memcpy(aligned, pointer, bytes);
-      copies.emplace_back(aligned, std::free);
       pointer = aligned;
     }
     descriptors.emplace_back(pointer, inputShapes[i],

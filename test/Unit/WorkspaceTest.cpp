@@ -72,17 +72,17 @@ TEST(Engine, MisalignedOperandsGiveTheSameResult) {
   // A compute-bound kernel copies operands that are not 64-byte aligned to
   // aligned buffers; the results do not change.
   Engine engine;
-  // 64 flops per operand byte: compute-bound.
-  llvm::SmallVector<llvm::SmallVector<int64_t>> shapes = {{256, 256},
-                                                          {256, 256}};
+  // 128 flops per operand byte: compute-bound.
+  llvm::SmallVector<llvm::SmallVector<int64_t>> shapes = {{512, 512},
+                                                          {512, 512}};
   auto kernel = engine.compile("ij,jk->ik", shapes, ElementType::F32);
   ASSERT_TRUE(!!kernel) << llvm::toString(kernel.takeError());
-  std::vector<float> a(256 * 256 + 16), b(256 * 256 + 16);
+  std::vector<float> a(512 * 512 + 16), b(512 * 512 + 16);
   for (size_t i = 0; i < a.size(); ++i)
     a[i] = static_cast<float>(i % 7) - 3;
   for (size_t i = 0; i < b.size(); ++i)
     b[i] = static_cast<float>(i % 5) - 2;
-  std::vector<float> aligned(256 * 256), shifted(256 * 256);
+  std::vector<float> aligned(512 * 512), shifted(512 * 512);
   ASSERT_FALSE(!!(*kernel)->runOnBuffers({a.data(), b.data()},
                                          aligned.data()));
   // The same values one float further on.
