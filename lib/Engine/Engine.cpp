@@ -389,9 +389,9 @@ llvm::Error Kernel::runOnBuffers(llvm::ArrayRef<const void *> inputs,
   bool computeBound =
       inputBytes > 0 && flops / static_cast<double>(inputBytes) >=
                             kMinFlopsPerByte;
-  std::vector<std::unique_ptr<void, void (*)(void *)>> copies;
   // The copies come from the workspace: a fresh mapping of a large buffer
   // on every call costs more than the copy (bilinear: 80 -> 15 GFLOP/s).
+  std::vector<std::unique_ptr<void, void (*)(void *)>> copies;
   std::vector<Descriptor> descriptors;
   descriptors.reserve(inputs.size() + 1);
   for (auto [i, data] : llvm::enumerate(inputs)) {
