@@ -13,6 +13,8 @@
 
 #include "einsum/Transforms/Passes.h"
 
+#include "Tiling.h"
+
 #include "einsum/Dialect/Einsum/IR/EinsumAttrs.h"
 #include "einsum/Dialect/Einsum/IR/EinsumDialect.h"
 
@@ -53,13 +55,6 @@ struct GpuTilePlan {
   bool isContraction = false;
 };
 } // namespace
-
-static SmallVector<OpFoldResult> getIndexAttrs(OpBuilder &b,
-                                               ArrayRef<int64_t> values) {
-  return llvm::map_to_vector(values, [&](int64_t v) -> OpFoldResult {
-    return b.getIndexAttr(v);
-  });
-}
 
 /// `count` linear mapping attributes for the non-zero entries of `sizes`,
 /// the innermost (last) loop fastest: linear_dim_0.
@@ -138,16 +133,11 @@ static GpuTilePlan planOp(linalg::LinalgOp op, ArrayRef<int64_t> tileSizes,
 static FailureOr<linalg::LinalgOp> tileOp(RewriterBase &rewriter,
                                           linalg::LinalgOp op,
                                           const scf::SCFTilingOptions &options) {
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(op.getOperation()), options);
-  if (failed(result) || result->tiledOps.size() != 1)
+  FailureOr<scf::SCFTilingResult> result =
+      tileAndReplace(rewriter, op, options);
+  if (failed(result))
     return failure();
-  auto tiled = dyn_cast<linalg::LinalgOp>(result->tiledOps.front());
-  if (!tiled)
-    return failure();
-  rewriter.replaceOp(op, result->replacements);
-  return tiled;
+  return cast<linalg::LinalgOp>(result->tiledOps.front());
 }
 
 /// Distributes `op` over `threads` (per loop, 0: not split) with a
@@ -159,7 +149,7 @@ distributeOverThreads(RewriterBase &rewriter, linalg::LinalgOp op,
     return op;
   scf::SCFTilingOptions options;
   options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-  options.setNumThreads(getIndexAttrs(rewriter, threads));
+  options.setNumThreads(getAsIndexOpFoldResult(rewriter.getContext(), threads));
   options.setMapping(
       getLinearMapping<gpu::GPUThreadMappingAttr>(op.getContext(), threads));
   return tileOp(rewriter, op, options);
@@ -262,7 +252,7 @@ static LogicalResult tileForGpu(RewriterBase &rewriter, linalg::LinalgOp op,
   // Blocks.
   scf::SCFTilingOptions blockOptions;
   blockOptions.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-  blockOptions.setTileSizes(getIndexAttrs(rewriter, plan.blockTiles));
+  blockOptions.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), plan.blockTiles));
   blockOptions.setMapping(
       getLinearMapping<gpu::GPUBlockMappingAttr>(context, plan.blockTiles));
   FailureOr<linalg::LinalgOp> tiled = tileOp(rewriter, op, blockOptions);
@@ -272,7 +262,7 @@ static LogicalResult tileForGpu(RewriterBase &rewriter, linalg::LinalgOp op,
   if (plan.isContraction) {
     // The reduction step, with the input tiles in workgroup memory.
     scf::SCFTilingOptions stepOptions;
-    stepOptions.setTileSizes(getIndexAttrs(rewriter, plan.reductionTiles));
+    stepOptions.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), plan.reductionTiles));
     tiled = tileOp(rewriter, *tiled, stepOptions);
     if (failed(tiled))
       return op.emitError("einsum-gpu-tile: cannot tile the reductions");

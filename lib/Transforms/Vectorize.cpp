@@ -12,6 +12,8 @@
 
 #include "einsum/Transforms/Passes.h"
 
+#include "Tiling.h"
+
 #include "einsum/Dialect/Einsum/IR/EinsumAttrs.h"
 #include "einsum/Dialect/Einsum/IR/EinsumDialect.h"
 
@@ -46,29 +48,19 @@ using namespace mlir::einsum;
 /// the vector width of the split reduction of a `reduce` strategy (0: none).
 static constexpr StringLiteral kRegisterTileMarker = "__einsum_register_tile__";
 
-static SmallVector<OpFoldResult> getIndexAttrs(OpBuilder &b,
-                                               ArrayRef<int64_t> values) {
-  return llvm::map_to_vector(values, [&](int64_t v) -> OpFoldResult {
-    return b.getIndexAttr(v);
-  });
-}
-
 /// Tiles `op` with `tileSizes` (0: untiled) as nested scf.for loops and
 /// replaces it. Returns the tiled op and the loops, outermost first.
 static FailureOr<std::pair<linalg::GenericOp, SmallVector<scf::ForOp>>>
 tile(RewriterBase &rewriter, linalg::GenericOp op,
      ArrayRef<int64_t> tileSizes) {
   scf::SCFTilingOptions options;
-  options.setTileSizes(getIndexAttrs(rewriter, tileSizes));
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(op.getOperation()), options);
-  if (failed(result) || result->tiledOps.size() != 1)
+  options.setTileSizes(
+      getAsIndexOpFoldResult(rewriter.getContext(), tileSizes));
+  FailureOr<scf::SCFTilingResult> result =
+      tileAndReplace(rewriter, op, options);
+  if (failed(result))
     return failure();
-  auto tiled = dyn_cast<linalg::GenericOp>(result->tiledOps.front());
-  if (!tiled)
-    return failure();
-  rewriter.replaceOp(op, result->replacements);
+  auto tiled = cast<linalg::GenericOp>(result->tiledOps.front());
   SmallVector<scf::ForOp> loops;
   for (LoopLikeOpInterface loop : result->loops)
     loops.push_back(cast<scf::ForOp>(loop.getOperation()));
@@ -211,7 +203,7 @@ vectorizeSplitReduction(RewriterBase &rewriter, linalg::GenericOp op,
   scf::SCFTilingOptions options;
   SmallVector<int64_t> sizes(op.getNumLoops(), 0);
   sizes[last] = lanes;
-  options.setTileSizes(getIndexAttrs(rewriter, sizes));
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
   options.setReductionTilingStrategy(
       ReductionTilingStrategy::PartialReductionOuterReduction);
   options.setReductionDims({last});

@@ -1,0 +1,26 @@
+//===- Tiling.h - shared tiling step of the codegen passes ------*- C++ -*-===//
+//
+// Part of the einsum-mlir project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EINSUM_LIB_TRANSFORMS_TILING_H
+#define EINSUM_LIB_TRANSFORMS_TILING_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+
+namespace mlir {
+namespace einsum {
+
+/// Tiles `op` with `options` (upstream TilingInterface), replaces it, and
+/// returns the tiling result, whose single tiled op is a linalg op; failure
+/// (nothing changed) otherwise.
+FailureOr<scf::SCFTilingResult>
+tileAndReplace(RewriterBase &rewriter, linalg::LinalgOp op,
+               const scf::SCFTilingOptions &options);
+
+} // namespace einsum
+} // namespace mlir
+
+#endif // EINSUM_LIB_TRANSFORMS_TILING_H
