@@ -44,6 +44,11 @@ void mlir::einsum::buildEinsumToLinalgPipeline(
 void mlir::einsum::buildEinsumSchedulePipeline(
     OpPassManager &pm, const EinsumToLLVMPipelineOptions &options) {
   if (options.vectorize) {
+    // The result's destination replaces its tensor.empty first: the
+    // strategy's reshapes of an init (a contraction over N panels writes an
+    // expand_shape of it) would otherwise hide the empty from the
+    // elimination in the bufferization pipeline, which then copies.
+    pm.addPass(bufferization::createEmptyTensorEliminationPass());
     EinsumSelectStrategyPassOptions strategyOptions;
     strategyOptions.vectorBits = options.vectorBits;
     pm.addPass(createEinsumSelectStrategyPass(strategyOptions));

@@ -118,6 +118,14 @@ static int64_t chooseVectorTile(int64_t extent, int64_t lanes) {
   return static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(extent)));
 }
 
+/// Rows of the other input (M) from which a contraction's N operand is split
+/// into panels: the split copies B once, which the product repays over M.
+static constexpr int64_t kMinPanelRows = 256;
+/// The span of addresses over which an L1 data cache's sets repeat (64 sets
+/// of 64-byte lines on x86 cores): rows whose stride is a multiple of it
+/// all compete for the same few sets.
+static constexpr int64_t kSetSpanBytes = 4096;
+
 /// Packs the input of a contraction that holds the output's contiguous loop
 /// N into the layout the `contract` schedule walks: its other parallel
 /// dimensions, then its reductions (in loop order), then N innermost. The
@@ -129,7 +137,16 @@ static int64_t chooseVectorTile(int64_t extent, int64_t lanes) {
 /// rows. Only static, diagonal-free contractions whose other input has
 /// output rows of its own (M of at least 8) are packed: the copy costs a
 /// pass over B, the product 2 M flops per element of B.
-static void packForContraction(OpBuilder &builder, linalg::GenericOp op) {
+///
+/// Where M is large and `panelWidth` divides N, N is also split into panels
+/// of `panelWidth` (the register tile's width): B becomes
+/// [other parallel, N / panelWidth, reductions, panelWidth], so the register
+/// tile walks one contiguous panel through the reductions instead of rows
+/// one N-stride apart (with power-of-two strides, those rows all fall into
+/// the same few cache sets). The contraction then gets a loop for the panel
+/// index and writes its output through an expand_shape of the N dimension.
+static void packForContraction(OpBuilder &builder, linalg::GenericOp op,
+                               int64_t panelWidth) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() == 0 || !op.hasPureTensorSemantics() ||
       op.hasDynamicShape() ||
@@ -173,39 +190,76 @@ static void packForContraction(OpBuilder &builder, linalg::GenericOp op) {
     if (iterators[aLast] == utils::IteratorType::parallel)
       return;
   }
+  unsigned elementBytes =
+      getElementTypeOrSelf(op.getDpsInputs()[bInput].getType())
+          .getIntOrFloatBitWidth() / 8;
+  bool split = panelWidth > 1 && mPoints >= kMinPanelRows &&
+               ranges[nLoop] > panelWidth &&
+               ranges[nLoop] % panelWidth == 0 &&
+               ranges[nLoop] * elementBytes % kSetSpanBytes == 0;
 
-  // B's dimensions in the order the schedule visits them.
-  auto rank = [&](unsigned dim) {
-    unsigned loop = cast<AffineDimExpr>(bMap.getResult(dim)).getPosition();
+  // B's dimensions, N split into (panel, lane) when splitting, each with the
+  // contraction loop it iterates over (the panel index gets a new loop after
+  // the others) and its rank in the order the schedule visits them.
+  unsigned numLoops = op.getNumLoops();
+  unsigned panelLoop = numLoops;
+  struct Dim {
+    std::pair<unsigned, unsigned> rank;
+    unsigned loop;
+    int64_t size;
+  };
+  SmallVector<Dim> dims;
+  SmallVector<ReassociationIndices> bGroups;
+  for (AffineExpr expr : bMap.getResults()) {
+    unsigned loop = cast<AffineDimExpr>(expr).getPosition();
+    bGroups.emplace_back();
+    if (loop == nLoop && split) {
+      bGroups.back().push_back(dims.size());
+      dims.push_back({{0, panelLoop}, panelLoop, ranges[loop] / panelWidth});
+      bGroups.back().push_back(dims.size());
+      dims.push_back({{2, loop}, loop, panelWidth});
+      continue;
+    }
     unsigned group = loop == nLoop ? 2
                      : iterators[loop] == utils::IteratorType::reduction ? 1
                                                                          : 0;
-    return std::make_pair(group, loop);
-  };
+    bGroups.back().push_back(dims.size());
+    dims.push_back({{group, loop}, loop, ranges[loop]});
+  }
   SmallVector<unsigned> permutation =
-      llvm::to_vector(llvm::seq<unsigned>(0, bMap.getNumResults()));
+      llvm::to_vector(llvm::seq<unsigned>(0, dims.size()));
   llvm::sort(permutation, [&](unsigned x, unsigned y) {
-    return rank(x) < rank(y);
+    return dims[x].rank < dims[y].rank;
   });
-  if (llvm::equal(permutation, llvm::seq<unsigned>(0, permutation.size())))
+  if (!split &&
+      llvm::equal(permutation, llvm::seq<unsigned>(0, permutation.size())))
     return;
 
   // packed[i] = B[permutation^-1 ...]: a copy whose loops are the packed
-  // dimensions.
+  // dimensions, from B itself or from its N-split view.
   Location loc = op.getLoc();
-  Value source = op.getDpsInputs()[bInput];
-  auto sourceType = cast<RankedTensorType>(source.getType());
-  SmallVector<int64_t> packedShape;
-  SmallVector<AffineExpr> sourceExprs(permutation.size());
-  for (auto [i, dim] : llvm::enumerate(permutation)) {
-    packedShape.push_back(sourceType.getDimSize(dim));
-    sourceExprs[dim] = builder.getAffineDimExpr(i);
-  }
   MLIRContext *context = op.getContext();
-  unsigned packedRank = permutation.size();
   builder.setInsertionPoint(op);
-  Value empty = tensor::EmptyOp::create(builder, loc, packedShape,
-                                        sourceType.getElementType());
+  Value source = op.getDpsInputs()[bInput];
+  Type elementType = getElementTypeOrSelf(source.getType());
+  SmallVector<int64_t> splitShape =
+      llvm::map_to_vector(dims, [](const Dim &dim) { return dim.size; });
+  if (split)
+    source = tensor::ExpandShapeOp::create(
+        builder, loc, RankedTensorType::get(splitShape, elementType), source,
+        bGroups);
+  unsigned packedRank = permutation.size();
+  SmallVector<int64_t> packedShape;
+  SmallVector<AffineExpr> sourceExprs(packedRank);
+  SmallVector<AffineExpr> packedExprs;
+  unsigned newNumLoops = split ? numLoops + 1 : numLoops;
+  for (auto [i, dim] : llvm::enumerate(permutation)) {
+    packedShape.push_back(splitShape[dim]);
+    sourceExprs[dim] = builder.getAffineDimExpr(i);
+    packedExprs.push_back(builder.getAffineDimExpr(dims[dim].loop));
+  }
+  Value empty =
+      tensor::EmptyOp::create(builder, loc, packedShape, elementType);
   auto copy = linalg::GenericOp::create(
       builder, loc, empty.getType(), ValueRange{source}, ValueRange{empty},
       ArrayRef<AffineMap>{
@@ -216,13 +270,50 @@ static void packForContraction(OpBuilder &builder, linalg::GenericOp op) {
       [](OpBuilder &b, Location nested, ValueRange args) {
         linalg::YieldOp::create(b, nested, args[0]);
       });
+  maps[bInput] = AffineMap::get(newNumLoops, 0, packedExprs, context);
+  if (!split) {
+    op->setOperand(bInput, copy.getResult(0));
+    op.setIndexingMapsAttr(builder.getAffineMapArrayAttr(maps));
+    return;
+  }
 
-  SmallVector<AffineExpr> packedExprs;
-  for (unsigned dim : permutation)
-    packedExprs.push_back(bMap.getResult(dim));
-  maps[bInput] = AffineMap::get(bMap.getNumDims(), 0, packedExprs, context);
-  op->setOperand(bInput, copy.getResult(0));
-  op.setIndexingMapsAttr(builder.getAffineMapArrayAttr(maps));
+  // The contraction over the split N: its output is the init's N-split view
+  // (a fill of it, where the init is a fill, so that the fill stays fusable
+  // with the tiles), collapsed back for the users.
+  maps[aInput] = AffineMap::get(newNumLoops, 0, aMap.getResults(), context);
+  SmallVector<AffineExpr> outExprs(outMap.getResults().drop_back());
+  outExprs.push_back(builder.getAffineDimExpr(panelLoop));
+  outExprs.push_back(builder.getAffineDimExpr(nLoop));
+  maps.back() = AffineMap::get(newNumLoops, 0, outExprs, context);
+  Value init = op.getDpsInits()[0];
+  auto initType = cast<RankedTensorType>(init.getType());
+  SmallVector<int64_t> outShape(initType.getShape().drop_back());
+  outShape.append({ranges[nLoop] / panelWidth, panelWidth});
+  SmallVector<ReassociationIndices> outGroups;
+  for (unsigned dim = 0; dim + 1 < initType.getRank(); ++dim)
+    outGroups.push_back({dim});
+  outGroups.push_back({initType.getRank() - 1, initType.getRank()});
+  auto outType = RankedTensorType::get(outShape, initType.getElementType());
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  Value base = fill ? fill.getDpsInits()[0] : init;
+  Value newInit =
+      tensor::ExpandShapeOp::create(builder, loc, outType, base, outGroups);
+  if (fill)
+    newInit = linalg::FillOp::create(builder, loc, fill.getInputs(), newInit)
+                  .getResult(0);
+  SmallVector<Value> inputs(op.getDpsInputs());
+  inputs[bInput] = copy.getResult(0);
+  iterators.push_back(utils::IteratorType::parallel);
+  auto product = linalg::GenericOp::create(
+      builder, loc, TypeRange{outType}, inputs, ValueRange{newInit}, maps,
+      iterators);
+  product.getRegion().takeBody(op.getRegion());
+  Value result = tensor::CollapseShapeOp::create(
+      builder, loc, initType, product.getResult(0), outGroups);
+  op.getResult(0).replaceAllUsesWith(result);
+  op.erase();
+  if (fill && fill->use_empty())
+    fill.erase();
 }
 
 /// The block argument a value of `op`'s body is computed from through
@@ -459,8 +550,15 @@ struct EinsumSelectStrategyPass
         generics.push_back(op);
     });
     OpBuilder builder(context);
-    for (linalg::GenericOp op : generics)
-      packForContraction(builder, op);
+    for (linalg::GenericOp op : generics) {
+      Type elementType = getElementTypeOrSelf(op->getResultTypes().front());
+      int64_t panelWidth =
+          elementType.isIntOrFloat()
+              ? 2 * std::max<int64_t>(
+                        1, bits / elementType.getIntOrFloatBitWidth())
+              : 0;
+      packForContraction(builder, op, panelWidth);
+    }
 
     generics.clear();
     getOperation()->walk([&](linalg::GenericOp op) {

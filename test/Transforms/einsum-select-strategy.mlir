@@ -3,15 +3,78 @@
 
 // Loops of the generic: (i, j, k) = (M, K, N). The register tile is 8 rows x
 // two vectors of 16 f32, reductions last; cache tiles M 256, K 256, N 128.
+// B's rows are 2 KiB apart: it is read in place.
 // CHECK-LABEL: func.func @gemm
 // CHECK: linalg.generic
 // CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [256, 256, 128], register = [8, 1, 32]>
 // AVX2-LABEL: func.func @gemm
 // AVX2: linalg.generic
 // AVX2-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [252, 256, 128], register = [6, 1, 16]>
-func.func @gemm(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
-  %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<1024x1024xf32>, tensor<1024x1024xf32>
+func.func @gemm(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x512xf32> {
+  %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<512x512xf32>, tensor<512x512xf32>
+  return %r : tensor<512x512xf32>
+}
+
+// -----
+
+// B's rows are 4 KiB apart (the span of an L1 cache's sets) and M is large:
+// B is packed into panels of the register tile's width, [N / 32, K, 32], and
+// the product gets a loop for the panel (d3, outermost) and writes an
+// expand_shape of its output, filled in that shape (panels of 16 with AVX2).
+// CHECK-DAG: #[[$PANEL_MAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d1, d2)>
+// CHECK-DAG: #[[$OUT_MAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-LABEL: func.func @gemm_panels
+// CHECK-SAME: (%[[A:.*]]: tensor<1024x2048xf32>, %[[B:.*]]: tensor<2048x1024xf32>)
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<1024x1024xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: %[[SPLIT:.*]] = tensor.expand_shape %[[B]] {{\[}}[0], [1, 2]] output_shape [2048, 32, 32]
+// CHECK: %[[PANELS:.*]] = linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK-SAME: ins(%[[SPLIT]] : tensor<2048x32x32xf32>) outs(%{{.*}} : tensor<32x2048x32xf32>)
+// CHECK-SAME: #einsum.strategy<elementwise
+// CHECK: %[[INIT:.*]] = tensor.expand_shape %[[EMPTY]] {{\[}}[0], [1, 2]] output_shape [1024, 32, 32]
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[INIT]] : tensor<1024x32x32xf32>)
+// CHECK: %[[PRODUCT:.*]] = linalg.generic
+// CHECK-SAME: indexing_maps = [#{{.*}}, #[[$PANEL_MAP]], #[[$OUT_MAP]]]
+// CHECK-SAME: iterator_types = ["parallel", "reduction", "parallel", "parallel"]
+// CHECK-SAME: ins(%[[A]], %[[PANELS]] : tensor<1024x2048xf32>, tensor<32x2048x32xf32>) outs(%[[FILL]] : tensor<1024x32x32xf32>)
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [3, 0, 2, 1], cache = [256, 256, 32, 1], register = [8, 1, 32, 1]>
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[PRODUCT]] {{\[}}[0], [1, 2]] : tensor<1024x32x32xf32> into tensor<1024x1024xf32>
+// CHECK: return %[[C]]
+// AVX2-LABEL: func.func @gemm_panels
+// AVX2: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [2048, 64, 16]
+// AVX2: register = [6, 1, 16, 1]
+func.func @gemm_panels(%a: tensor<1024x2048xf32>, %b: tensor<2048x1024xf32>) -> tensor<1024x1024xf32> {
+  %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<1024x2048xf32>, tensor<2048x1024xf32>
   return %r : tensor<1024x1024xf32>
+}
+
+// -----
+
+// Fewer than 256 rows do not repay the copy: B is read in place.
+// CHECK-LABEL: func.func @gemm_few_rows
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return
+func.func @gemm_few_rows(%a: tensor<128x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<128x1024xf32> {
+  %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<128x1024xf32>, tensor<1024x1024xf32>
+  return %r : tensor<128x1024xf32>
+}
+
+// -----
+
+// An "NT" product with 4 KiB rows once packed: the transpose and the split
+// are one copy, B (k, j) -> [k / 32, j, 32]; batch loops stay outermost.
+// CHECK-LABEL: func.func @bmm_nt_panels
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2], [3]] output_shape [2, 32, 32, 64] : tensor<2x1024x64xf32> into tensor<2x32x32x64xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<2x32x64x32xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<2x512x32x32xf32>)
+// CHECK-SAME: #einsum.strategy<contract, order = [0, 4, 1, 3, 2]
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : tensor<2x512x32x32xf32> into tensor<2x512x1024xf32>
+func.func @bmm_nt_panels(%a: tensor<2x512x64xf32>, %b: tensor<2x1024x64xf32>) -> tensor<2x512x1024xf32> {
+  %r = einsum.contract "bij,bkj->bik"(%a, %b) : tensor<2x512x64xf32>, tensor<2x1024x64xf32>
+  return %r : tensor<2x512x1024xf32>
 }
 
 // -----
