@@ -169,26 +169,39 @@ static void packForContraction(OpBuilder &builder, linalg::GenericOp op,
   unsigned aInput = 1 - bInput;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  int64_t mPoints = 1;
-  for (unsigned loop = 0; loop < op.getNumLoops(); ++loop)
-    if (uses(aInput, loop) && !uses(bInput, loop) &&
-        iterators[loop] == utils::IteratorType::parallel)
-      mPoints *= ranges[loop];
+  auto countRows = [&] {
+    int64_t points = 1;
+    for (unsigned loop = 0; loop < op.getNumLoops(); ++loop)
+      if (uses(aInput, loop) && !uses(bInput, loop) &&
+          iterators[loop] == utils::IteratorType::parallel)
+        points *= ranges[loop];
+    return points;
+  };
+  int64_t mPoints = countRows();
   if (mPoints < 8)
     return;
 
   // A product whose other input is contiguous along an output loop of its
-  // own (`ij,jk->ki`) has its schedule already: N is that loop, and the
-  // accumulator tile is transposed once per reduction tile.
+  // own (`ij,jk->ki`) has its schedule already: N is that loop (the
+  // accumulator tile is transposed once per reduction tile), and that input
+  // is only split into panels, if at all.
   AffineMap bMap = maps[bInput];
   AffineMap aMap = maps[aInput];
   bool bContiguousAlongN =
       cast<AffineDimExpr>(bMap.getResults().back()).getPosition() == nLoop;
+  bool splitOnly = false;
   if (!bContiguousAlongN && aMap.getNumResults() > 0) {
     unsigned aLast =
         cast<AffineDimExpr>(aMap.getResults().back()).getPosition();
-    if (iterators[aLast] == utils::IteratorType::parallel)
-      return;
+    if (iterators[aLast] == utils::IteratorType::parallel) {
+      if (!outMap.getResultPosition(builder.getAffineDimExpr(aLast)))
+        return;
+      std::swap(aInput, bInput);
+      std::swap(aMap, bMap);
+      nLoop = aLast;
+      mPoints = countRows();
+      splitOnly = true;
+    }
   }
   unsigned elementBytes =
       getElementTypeOrSelf(op.getDpsInputs()[bInput].getType())
@@ -197,6 +210,8 @@ static void packForContraction(OpBuilder &builder, linalg::GenericOp op,
                ranges[nLoop] > panelWidth &&
                ranges[nLoop] % panelWidth == 0 &&
                ranges[nLoop] * elementBytes % kSetSpanBytes == 0;
+  if (splitOnly && !split)
+    return;
 
   // B's dimensions, N split into (panel, lane) when splitting, each with the
   // contraction loop it iterates over (the panel index gets a new loop after
@@ -281,18 +296,24 @@ static void packForContraction(OpBuilder &builder, linalg::GenericOp op,
   // (a fill of it, where the init is a fill, so that the fill stays fusable
   // with the tiles), collapsed back for the users.
   maps[aInput] = AffineMap::get(newNumLoops, 0, aMap.getResults(), context);
-  SmallVector<AffineExpr> outExprs(outMap.getResults().drop_back());
-  outExprs.push_back(builder.getAffineDimExpr(panelLoop));
-  outExprs.push_back(builder.getAffineDimExpr(nLoop));
+  unsigned nPosition =
+      *outMap.getResultPosition(builder.getAffineDimExpr(nLoop));
+  SmallVector<AffineExpr> outExprs(outMap.getResults());
+  outExprs.insert(outExprs.begin() + nPosition,
+                  builder.getAffineDimExpr(panelLoop));
   maps.back() = AffineMap::get(newNumLoops, 0, outExprs, context);
   Value init = op.getDpsInits()[0];
   auto initType = cast<RankedTensorType>(init.getType());
-  SmallVector<int64_t> outShape(initType.getShape().drop_back());
-  outShape.append({ranges[nLoop] / panelWidth, panelWidth});
+  SmallVector<int64_t> outShape(initType.getShape());
+  outShape[nPosition] = panelWidth;
+  outShape.insert(outShape.begin() + nPosition, ranges[nLoop] / panelWidth);
   SmallVector<ReassociationIndices> outGroups;
-  for (unsigned dim = 0; dim + 1 < initType.getRank(); ++dim)
-    outGroups.push_back({dim});
-  outGroups.push_back({initType.getRank() - 1, initType.getRank()});
+  for (int64_t dim = 0; dim < initType.getRank(); ++dim) {
+    int64_t first = dim <= nPosition ? dim : dim + 1;
+    outGroups.push_back({first});
+    if (dim == nPosition)
+      outGroups.back().push_back(first + 1);
+  }
   auto outType = RankedTensorType::get(outShape, initType.getElementType());
   auto fill = init.getDefiningOp<linalg::FillOp>();
   Value base = fill ? fill.getDpsInits()[0] : init;

@@ -81,11 +81,29 @@ func.func @bmm_nt_panels(%a: tensor<2x512x64xf32>, %b: tensor<2x1024x64xf32>) ->
 
 // The output is transposed: loops (k, j, i). N is k, the loop B is
 // contiguous along; M is i. The accumulator is written transposed once per
-// tile.
+// tile. B's rows are 2 KiB apart: no panels.
 // CHECK-LABEL: func.func @gemm_out_t
 // CHECK: linalg.generic
 // CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [2, 0, 1], cache = [128, 256, 256], register = [32, 1, 8]>
-func.func @gemm_out_t(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+func.func @gemm_out_t(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x512xf32> {
+  %r = einsum.contract "ij,jk->ki"(%a, %b) : tensor<512x512xf32>, tensor<512x512xf32>
+  return %r : tensor<512x512xf32>
+}
+
+// -----
+
+// The same with 4 KiB rows: B (j, k) is split into panels along N = k, and
+// the output's k dimension (its first) into (panel, lane).
+// CHECK-LABEL: func.func @gemm_out_t_panels
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [1024, 32, 32] : tensor<1024x1024xf32> into tensor<1024x32x32xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<32x1024x32xf32>)
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [32, 32, 1024]
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<32x32x1024xf32>)
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [3, 2, 0, 1], cache = [32, 256, 256, 1], register = [32, 1, 8, 1]>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<32x32x1024xf32> into tensor<1024x1024xf32>
+func.func @gemm_out_t_panels(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
   %r = einsum.contract "ij,jk->ki"(%a, %b) : tensor<1024x1024xf32>, tensor<1024x1024xf32>
   return %r : tensor<1024x1024xf32>
 }
