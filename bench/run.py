@@ -14,7 +14,8 @@ measured here, against the bytes of the distinct elements read and
 written), and the compile time. numpy.einsum is skipped where its single
 loop nest would exceed 2e10 FLOPs. OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE are unset for this process only, so that OpenBLAS runs its
-best kernels. No test depends on these numbers.
+best kernels, and its thread count is set to the row's, for the cblas
+reference and for torch and numpy, which call the same library. No test depends on these numbers.
 """
 
 import argparse
@@ -181,6 +182,10 @@ def main():
                for s in case["shapes"]]
         memory = case["class"] == "memory"
         for threads in args.threads:
+            # torch and numpy call this same OpenBLAS, whose threads
+            # torch.set_num_threads does not govern: a "1 thread" torch
+            # reference would otherwise run its products on all cores.
+            blas.lib.openblas_set_num_threads(threads)
             kernel = em.compile(case["equation"], *ops, threads=threads)
             out = np.empty(kernel.output_shape, dtype)
             med, best = timed(lambda: kernel(*ops, out=out), args.budget)
@@ -204,7 +209,6 @@ def main():
                 ref = np.empty(kernel.output_shape, dtype)
                 call = blas.gemm_call(case["equation"], ops, ref)
                 if call is not None:
-                    blas.lib.openblas_set_num_threads(threads)
                     row["openblas_s"] = timed(call, args.budget)[0]
                     row["vs_openblas"] = row["openblas_s"] / med
             if torch is not None:
