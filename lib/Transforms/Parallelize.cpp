@@ -6,6 +6,8 @@
 
 #include "einsum/Transforms/Passes.h"
 
+#include "Tiling.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -76,29 +78,10 @@ struct EinsumParallelizePass
       scf::SCFTilingOptions tilingOptions;
       tilingOptions.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
       tilingOptions.setNumThreads(numThreadsPerLoop);
-      scf::SCFTileAndFuseOptions options;
-      options.setTilingOptions(tilingOptions);
-      // Fuse only the fill of the accumulator: fusing a computing producer
-      // would recompute it in every thread wherever its slice is not split.
-      options.setFusionControlFn(
-          [](tensor::ExtractSliceOp, OpResult producer, bool)
-              -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-            if (isa<linalg::FillOp>(producer.getOwner()))
-              return scf::SCFTileAndFuseOptions::ControlFnResult{};
-            return std::nullopt;
-          });
-
-      rewriter.setInsertionPoint(op);
-      FailureOr<scf::SCFTileAndFuseResult> result =
-          scf::tileConsumerAndFuseProducersUsingSCF(
-              rewriter, cast<TilingInterface>(op.getOperation()), options);
-      if (failed(result)) {
+      if (failed(einsum::tileAndFuseFill(rewriter, op, tilingOptions))) {
         op.emitError("einsum-parallelize: tiling failed");
         return signalPassFailure();
       }
-      for (OpResult value : op->getResults())
-        rewriter.replaceAllUsesWith(value, result->replacements.lookup(value));
-      rewriter.eraseOp(op);
     }
   }
 };

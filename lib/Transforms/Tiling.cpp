@@ -6,6 +6,7 @@
 
 #include "Tiling.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -21,4 +22,34 @@ einsum::tileAndReplace(RewriterBase &rewriter, linalg::LinalgOp op,
     return failure();
   rewriter.replaceOp(op, result->replacements);
   return result;
+}
+
+FailureOr<std::pair<linalg::LinalgOp, SmallVector<LoopLikeOpInterface>>>
+einsum::tileAndFuseFill(RewriterBase &rewriter, linalg::LinalgOp op,
+                        const scf::SCFTilingOptions &options) {
+  scf::SCFTileAndFuseOptions fuseOptions;
+  fuseOptions.setTilingOptions(options);
+  fuseOptions.setFusionControlFn(
+      [](tensor::ExtractSliceOp, OpResult producer, bool)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (isa<linalg::FillOp>(producer.getOwner()))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), fuseOptions);
+  if (failed(result))
+    return failure();
+  linalg::LinalgOp tiled;
+  for (Operation *candidate : result->tiledAndFusedOps)
+    if (!isa<linalg::FillOp>(candidate))
+      tiled = dyn_cast<linalg::LinalgOp>(candidate);
+  if (!tiled)
+    return failure();
+  for (OpResult value : op->getResults())
+    rewriter.replaceAllUsesWith(value, result->replacements.lookup(value));
+  rewriter.eraseOp(op);
+  return std::make_pair(tiled, result->loops);
 }

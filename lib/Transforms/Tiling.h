@@ -20,6 +20,15 @@ FailureOr<scf::SCFTilingResult>
 tileAndReplace(RewriterBase &rewriter, linalg::LinalgOp op,
                const scf::SCFTilingOptions &options);
 
+/// Tiles `op` with `options` and fuses the linalg.fill that initializes its
+/// output into the loops (each tile fills its own slice), and replaces it.
+/// Only fills are fused: fusing a computing producer would recompute it in
+/// every tile that does not split it. Returns the tiled op and the loops,
+/// outermost first.
+FailureOr<std::pair<linalg::LinalgOp, SmallVector<LoopLikeOpInterface>>>
+tileAndFuseFill(RewriterBase &rewriter, linalg::LinalgOp op,
+                const scf::SCFTilingOptions &options);
+
 } // namespace einsum
 } // namespace mlir
 

@@ -67,6 +67,63 @@ tile(RewriterBase &rewriter, linalg::GenericOp op,
   return std::make_pair(tiled, loops);
 }
 
+/// Marks the fills fused into register tiles, vectorized with them.
+static constexpr StringLiteral kRegisterFillMarker = "__einsum_register_fill__";
+
+/// Tiles `op` like `tile`, but where its output is initialized by a
+/// linalg.fill and reductions are tiled too (after the parallel loops), in
+/// two steps: the parallel loops with the fill fused into them, so that each
+/// tile fills its own slice right before its reductions instead of a pass
+/// over the whole output before the op, then the reductions. At the
+/// register level (`registerTile`) the fill is marked to become a vector of
+/// zeros the accumulator starts from.
+static FailureOr<std::pair<linalg::GenericOp, SmallVector<scf::ForOp>>>
+tileFusingFill(RewriterBase &rewriter, linalg::GenericOp op,
+               ArrayRef<int64_t> tileSizes, bool registerTile) {
+  auto fill = op.getNumDpsInits() == 1
+                  ? op.getDpsInits()[0].getDefiningOp<linalg::FillOp>()
+                  : linalg::FillOp();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> parallelSizes(tileSizes), reductionSizes(tileSizes);
+  std::optional<unsigned> lastParallel, firstReduction;
+  for (auto [loop, size] : llvm::enumerate(tileSizes)) {
+    if (size == 0)
+      continue;
+    if (iterators[loop] == utils::IteratorType::reduction) {
+      parallelSizes[loop] = 0;
+      if (!firstReduction)
+        firstReduction = loop;
+    } else {
+      reductionSizes[loop] = 0;
+      lastParallel = loop;
+    }
+  }
+  if (!fill || !fill->hasOneUse() || !lastParallel ||
+      (firstReduction && *firstReduction < *lastParallel))
+    return tile(rewriter, op, tileSizes);
+
+  scf::SCFTilingOptions options;
+  options.setTileSizes(
+      getAsIndexOpFoldResult(rewriter.getContext(), parallelSizes));
+  auto fused = tileAndFuseFill(rewriter, op, options);
+  if (failed(fused))
+    return failure();
+  auto tiled = cast<linalg::GenericOp>(fused->first.getOperation());
+  SmallVector<scf::ForOp> loops;
+  for (LoopLikeOpInterface loop : fused->second)
+    loops.push_back(cast<scf::ForOp>(loop.getOperation()));
+  if (auto tiledFill = tiled.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+      tiledFill && registerTile)
+    tiledFill->setAttr(kRegisterFillMarker, rewriter.getUnitAttr());
+  if (!firstReduction)
+    return std::make_pair(tiled, loops);
+  auto inner = tile(rewriter, tiled, reductionSizes);
+  if (failed(inner))
+    return failure();
+  llvm::append_range(loops, inner->second);
+  return std::make_pair(inner->first, loops);
+}
+
 /// Tiles, peels and marks one op; vectorization comes after the function has
 /// been canonicalized, so that full tiles have static shapes.
 static LogicalResult tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op,
@@ -89,8 +146,25 @@ static LogicalResult tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op,
     op = *interchanged;
   }
 
+  // A `contract` schedule carries its accumulators through the reductions:
+  // the output's fill is fused into the tiles. A reduction whose cache tile
+  // spans it gets no loop, so that the register tiles see the fill too.
+  bool fuseFill = strategy.getKind() == StrategyKind::Contract;
+  if (fuseFill) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (auto [loop, size] : llvm::enumerate(cacheTiles))
+      if (iterators[loop] == utils::IteratorType::reduction &&
+          !ShapedType::isDynamic(ranges[loop]) && size >= ranges[loop])
+        size = 0;
+  }
+  auto tileOp = [&](linalg::GenericOp target, ArrayRef<int64_t> sizes,
+                    bool registerTile) {
+    return fuseFill ? tileFusingFill(rewriter, target, sizes, registerTile)
+                    : tile(rewriter, target, sizes);
+  };
   if (llvm::any_of(cacheTiles, [](int64_t size) { return size != 0; })) {
-    auto tiled = tile(rewriter, op, cacheTiles);
+    auto tiled = tileOp(op, cacheTiles, /*registerTile=*/false);
     if (failed(tiled))
       return op.emitError("einsum-vectorize: cache tiling failed");
     op = tiled->first;
@@ -109,7 +183,7 @@ static LogicalResult tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op,
   // tiles gets a copy of its own with the sizes folded.
   SmallVector<scf::ForOp> peelable;
   if (llvm::any_of(registerTiles, [](int64_t size) { return size != 0; })) {
-    auto tiled = tile(rewriter, op, registerTiles);
+    auto tiled = tileOp(op, registerTiles, /*registerTile=*/true);
     if (failed(tiled))
       return op.emitError("einsum-vectorize: register tiling failed");
     op = tiled->first;
@@ -331,6 +405,19 @@ struct EinsumVectorizePass
     });
     for (linalg::GenericOp op : tiles)
       if (failed(vectorizeRegisterTile(rewriter, op, canonicalization)))
+        return signalPassFailure();
+    // The fills of the register tiles (of full tiles; those of partial ones
+    // have dynamic shapes and stay loops): vectors of zeros that the
+    // accumulators' first reads fold to.
+    SmallVector<linalg::FillOp> fills;
+    root->walk([&](linalg::FillOp fill) {
+      if (fill->removeAttr(kRegisterFillMarker) &&
+          fill.hasPureTensorSemantics() &&
+          cast<ShapedType>(fill.getResultTypes()[0]).hasStaticShape())
+        fills.push_back(fill);
+    });
+    for (linalg::FillOp fill : fills)
+      if (failed(vectorizeStaticOp(rewriter, fill)))
         return signalPassFailure();
 
     // Multiply-reductions to vector.contract, then CSE so that the

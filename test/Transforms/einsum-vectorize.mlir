@@ -132,3 +132,60 @@ func.func @transposed_output(%a: tensor<16x16xf32>, %b: tensor<16x64xf32>, %c: t
   } -> tensor<64x16xf32>
   return %r : tensor<64x16xf32>
 }
+
+// -----
+
+// A contraction whose output is a fill, with the reduction in one cache tile:
+// the fill is fused into the register tiles, so the accumulator starts as a
+// vector of zeros; the output is written once and never read.
+// CHECK-LABEL: func.func @gemm_fill
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: scf.for {{.*}} step %c16
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: scf.for {{.*}} step %c32
+// CHECK-NOT: vector.transfer_read {{.*}} : tensor<8x32xf32>
+// CHECK: %[[SUM:.*]] = scf.for {{.*}} step %c1 iter_args(%{{.*}} = %[[ZERO]]) -> (vector<8x32xf32>)
+// CHECK: vector.contract
+// CHECK: vector.transfer_write %[[SUM]]
+#mk = affine_map<(d0, d1, d2) -> (d0, d1)>
+#kn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @gemm_fill(%a: tensor<32x16xf32>, %b: tensor<16x64xf32>, %c: tensor<32x64xf32>) -> tensor<32x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %init = linalg.fill ins(%zero : f32) outs(%c : tensor<32x64xf32>) -> tensor<32x64xf32>
+  %r = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : tensor<32x16xf32>, tensor<16x64xf32>) outs(%init : tensor<32x64xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [16, 16, 64], register = [8, 1, 32]>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<32x64xf32>
+  return %r : tensor<32x64xf32>
+}
+
+// -----
+
+// The reduction spans two cache tiles: each cache tile of the output is
+// filled right before its reduction loop (not the whole output first), and
+// the register tiles accumulate onto it.
+// CHECK-LABEL: func.func @gemm_fill_k_tiles
+// CHECK: scf.for {{.*}} step %c16
+// CHECK: %[[SLICE:.*]] = tensor.extract_slice {{.*}} [16, 64] [1, 1] : tensor<32x64xf32> to tensor<16x64xf32>
+// CHECK: %[[FILLED:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[SLICE]] : tensor<16x64xf32>)
+// CHECK: scf.for {{.*}} step %c8 iter_args(%{{.*}} = %[[FILLED]])
+// CHECK: vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
+// CHECK: vector.contract
+#mk = affine_map<(d0, d1, d2) -> (d0, d1)>
+#kn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @gemm_fill_k_tiles(%a: tensor<32x16xf32>, %b: tensor<16x64xf32>, %c: tensor<32x64xf32>) -> tensor<32x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %init = linalg.fill ins(%zero : f32) outs(%c : tensor<32x64xf32>) -> tensor<32x64xf32>
+  %r = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : tensor<32x16xf32>, tensor<16x64xf32>) outs(%init : tensor<32x64xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [16, 8, 64], register = [8, 1, 32]>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<32x64xf32>
+  return %r : tensor<32x64xf32>
+}
