@@ -67,6 +67,9 @@ tile(RewriterBase &rewriter, linalg::GenericOp op,
   return std::make_pair(tiled, loops);
 }
 
+/// Marks the copies of a cache tile while its partial tiles are peeled.
+static constexpr StringLiteral kCacheTileMarker = "__einsum_cache_tile__";
+
 /// Marks the fills fused into register tiles, vectorized with them.
 static constexpr StringLiteral kRegisterFillMarker = "__einsum_register_fill__";
 
@@ -126,8 +129,9 @@ tileFusingFill(RewriterBase &rewriter, linalg::GenericOp op,
 
 /// Tiles, peels and marks one op; vectorization comes after the function has
 /// been canonicalized, so that full tiles have static shapes.
-static LogicalResult tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op,
-                                 StrategyAttr strategy) {
+static LogicalResult
+tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op, StrategyAttr strategy,
+            const FrozenRewritePatternSet &canonicalization) {
   SmallVector<unsigned> order =
       llvm::map_to_vector(strategy.getOrder(), [](int64_t loop) {
         return static_cast<unsigned>(loop);
@@ -163,11 +167,57 @@ static LogicalResult tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op,
     return fuseFill ? tileFusingFill(rewriter, target, sizes, registerTile)
                     : tile(rewriter, target, sizes);
   };
+  // Cache tiles: the loops whose last tile is partial and whose register
+  // tiles are wider than 1 are peeled (innermost first), so that every copy
+  // has static sizes down to the register tiles' remainders.
+  SmallVector<linalg::GenericOp> cacheTileOps = {op};
   if (llvm::any_of(cacheTiles, [](int64_t size) { return size != 0; })) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     auto tiled = tileOp(op, cacheTiles, /*registerTile=*/false);
     if (failed(tiled))
       return op.emitError("einsum-vectorize: cache tiling failed");
     op = tiled->first;
+    SmallVector<scf::ForOp> partialLoops;
+    unsigned loopIndex = 0;
+    for (auto [loop, size] : llvm::enumerate(cacheTiles)) {
+      if (size == 0)
+        continue;
+      if (registerTiles[loop] > 1 && !ShapedType::isDynamic(ranges[loop]) &&
+          ranges[loop] % size != 0)
+        partialLoops.push_back(tiled->second[loopIndex]);
+      ++loopIndex;
+    }
+    if (!partialLoops.empty()) {
+      scf::ForOp outermost = tiled->second.front();
+      Operation *scope = outermost->getParentOp();
+      op->setAttr(kCacheTileMarker, rewriter.getUnitAttr());
+      SmallVector<Operation *> nests = {outermost};
+      for (scf::ForOp loop : llvm::reverse(partialLoops)) {
+        scf::ForOp partial;
+        if (succeeded(
+                scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial)) &&
+            loop == outermost)
+          nests.push_back(partial);
+      }
+      // Fold the peeled tiles' sizes into their types before the register
+      // tiles are cut (the copies keep the marker); only these loop nests,
+      // whose single-iteration partial loops are inlined: the other ops of
+      // the function are not this op's to rewrite yet.
+      SmallVector<Operation *> nestOps;
+      for (Operation *nest : nests)
+        nest->walk([&](Operation *nested) { nestOps.push_back(nested); });
+      (void)applyOpPatternsGreedily(
+          nestOps, canonicalization,
+          GreedyRewriteConfig().setStrictness(
+              GreedyRewriteStrictness::ExistingAndNewOps));
+      cacheTileOps.clear();
+      scope->walk([&](linalg::GenericOp tile) {
+        if (tile->removeAttr(kCacheTileMarker))
+          cacheTileOps.push_back(tile);
+      });
+    } else {
+      cacheTileOps = {op};
+    }
   }
 
   // A `reduce` strategy's contiguous reduction (the last loop) is not tiled
@@ -181,25 +231,29 @@ static LogicalResult tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op,
   // Register tiles: loops of a tile of 1 only iterate; the others are
   // peeled, innermost first, so every combination of full and partial
   // tiles gets a copy of its own with the sizes folded.
-  SmallVector<scf::ForOp> peelable;
-  if (llvm::any_of(registerTiles, [](int64_t size) { return size != 0; })) {
-    auto tiled = tileOp(op, registerTiles, /*registerTile=*/true);
-    if (failed(tiled))
-      return op.emitError("einsum-vectorize: register tiling failed");
-    op = tiled->first;
-    unsigned loopIndex = 0;
-    for (int64_t size : registerTiles) {
-      if (size == 0)
-        continue;
-      if (size > 1)
-        peelable.push_back(tiled->second[loopIndex]);
-      ++loopIndex;
+  for (linalg::GenericOp cacheTile : cacheTileOps) {
+    op = cacheTile;
+    SmallVector<scf::ForOp> peelable;
+    if (llvm::any_of(registerTiles, [](int64_t size) { return size != 0; })) {
+      auto tiled = tileOp(op, registerTiles, /*registerTile=*/true);
+      if (failed(tiled))
+        return op.emitError("einsum-vectorize: register tiling failed");
+      op = tiled->first;
+      unsigned loopIndex = 0;
+      for (int64_t size : registerTiles) {
+        if (size == 0)
+          continue;
+        if (size > 1)
+          peelable.push_back(tiled->second[loopIndex]);
+        ++loopIndex;
+      }
     }
-  }
-  op->setAttr(kRegisterTileMarker, rewriter.getI64IntegerAttr(reductionLanes));
-  for (scf::ForOp loop : llvm::reverse(peelable)) {
-    scf::ForOp partial;
-    (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial);
+    op->setAttr(kRegisterTileMarker,
+                rewriter.getI64IntegerAttr(reductionLanes));
+    for (scf::ForOp loop : llvm::reverse(peelable)) {
+      scf::ForOp partial;
+      (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial);
+    }
   }
   return success();
 }
@@ -319,6 +373,40 @@ vectorizeSplitReduction(RewriterBase &rewriter, linalg::GenericOp op,
   return success();
 }
 
+/// Splits the parallel loops of a static register tile whose sizes are not
+/// powers of two into parts that are (9 columns: 8 + 1; upstream
+/// linalg::splitOp), so that every vector is whole registers or a
+/// power-of-two part of one: LLVM legalizes a vector<9xf32> FMA and its
+/// loads element by element.
+static SmallVector<linalg::GenericOp>
+splitIntoPowersOfTwo(RewriterBase &rewriter, linalg::GenericOp op) {
+  SmallVector<linalg::GenericOp> pieces, worklist = {op};
+  while (!worklist.empty()) {
+    linalg::GenericOp piece = worklist.pop_back_val();
+    SmallVector<int64_t> ranges = piece.getStaticLoopRanges();
+    SmallVector<utils::IteratorType> iterators =
+        piece.getIteratorTypesArray();
+    std::optional<unsigned> loop;
+    for (unsigned l = 0; l < ranges.size() && !loop; ++l)
+      if (iterators[l] == utils::IteratorType::parallel && ranges[l] > 1 &&
+          !ShapedType::isDynamic(ranges[l]) &&
+          !llvm::isPowerOf2_64(ranges[l]))
+        loop = l;
+    if (!loop) {
+      pieces.push_back(piece);
+      continue;
+    }
+    rewriter.setInsertionPoint(piece);
+    auto [first, second] = linalg::splitOp(
+        rewriter, cast<TilingInterface>(piece.getOperation()), *loop,
+        rewriter.getIndexAttr(static_cast<int64_t>(
+            llvm::bit_floor(static_cast<uint64_t>(ranges[*loop])))));
+    for (TilingInterface part : {first, second})
+      worklist.push_back(cast<linalg::GenericOp>(part.getOperation()));
+  }
+  return pieces;
+}
+
 /// Folds the unit loops of a register tile and vectorizes it.
 static LogicalResult
 vectorizeRegisterTile(RewriterBase &rewriter, linalg::GenericOp op,
@@ -329,11 +417,15 @@ vectorizeRegisterTile(RewriterBase &rewriter, linalg::GenericOp op,
   FailureOr<linalg::GenericOp> staticOp = makeStatic(rewriter, op);
   if (failed(staticOp))
     return failure();
-  op = foldUnitLoops(rewriter, *staticOp);
-  if (reductionLanes > 1)
-    return vectorizeSplitReduction(rewriter, op, reductionLanes,
-                                   canonicalization);
-  return vectorizeStaticOp(rewriter, op);
+  for (linalg::GenericOp piece : splitIntoPowersOfTwo(rewriter, *staticOp)) {
+    piece = foldUnitLoops(rewriter, piece);
+    if (failed(reductionLanes > 1
+                   ? vectorizeSplitReduction(rewriter, piece, reductionLanes,
+                                             canonicalization)
+                   : vectorizeStaticOp(rewriter, piece)))
+      return failure();
+  }
+  return success();
 }
 
 static void addCanonicalizationPatterns(MLIRContext *context,
@@ -391,7 +483,7 @@ struct EinsumVectorizePass
 
     IRRewriter rewriter(context);
     for (auto [op, strategy] : work)
-      if (failed(tileAndPeel(rewriter, op, strategy)))
+      if (failed(tileAndPeel(rewriter, op, strategy, canonicalization)))
         return signalPassFailure();
 
     // Fold the peeled tiles' sizes to constants.

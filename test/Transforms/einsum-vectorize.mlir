@@ -189,3 +189,31 @@ func.func @gemm_fill_k_tiles(%a: tensor<32x16xf32>, %b: tensor<16x64xf32>, %c: t
   } -> tensor<32x64xf32>
   return %r : tensor<32x64xf32>
 }
+
+// -----
+
+// 105 columns in cache tiles of 64: the partial cache tile (41 columns) is
+// peeled too, so its register tiles have static sizes, 32 + 9; the 9 are
+// split into powers of two, 8 + 1, each a vector of its own (no vector<9>,
+// which LLVM legalizes element by element).
+// CHECK-LABEL: func.func @odd
+// CHECK: scf.for {{.*}} -> (tensor<16x64xf32>)
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK: scf.for {{.*}} -> (tensor<16x41xf32>)
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK: scf.for {{.*}} -> (vector<8x8xf32>, vector<8xf32>)
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x8xf32> into vector<8x8xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1xf32> into vector<8xf32>
+// CHECK-NOT: vector<9
+#mk = affine_map<(d0, d1, d2) -> (d0, d1)>
+#kn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @odd(%a: tensor<16x4xf32>, %b: tensor<4x105xf32>, %c: tensor<16x105xf32>) -> tensor<16x105xf32> {
+  %r = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : tensor<16x4xf32>, tensor<4x105xf32>) outs(%c : tensor<16x105xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [16, 4, 64], register = [8, 1, 32]>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<16x105xf32>
+  return %r : tensor<16x105xf32>
+}
