@@ -33,6 +33,7 @@
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace mlir {
 namespace einsum {
@@ -373,8 +374,9 @@ vectorizeSplitReduction(RewriterBase &rewriter, linalg::GenericOp op,
   return success();
 }
 
-/// Splits the parallel loops of a static register tile whose sizes are not
-/// powers of two into parts that are (9 columns: 8 + 1; upstream
+/// Splits the vector loops of a static register tile (those along which an
+/// operand is contiguous) whose sizes are not powers of two into parts that
+/// are (9 columns: 8 + 1; upstream
 /// linalg::splitOp), so that every vector is whole registers or a
 /// power-of-two part of one: LLVM legalizes a vector<9xf32> FMA and its
 /// loads element by element.
@@ -386,9 +388,17 @@ splitIntoPowersOfTwo(RewriterBase &rewriter, linalg::GenericOp op) {
     SmallVector<int64_t> ranges = piece.getStaticLoopRanges();
     SmallVector<utils::IteratorType> iterators =
         piece.getIteratorTypesArray();
+    // Only the loops along which an operand is contiguous size vectors;
+    // the others count vectors (6 rows of an accumulator are 6 vectors).
+    llvm::SmallBitVector innermost(ranges.size());
+    for (AffineMap map : piece.getIndexingMapsArray())
+      if (map.getNumResults() > 0)
+        if (auto dim = dyn_cast<AffineDimExpr>(map.getResults().back()))
+          innermost.set(dim.getPosition());
     std::optional<unsigned> loop;
     for (unsigned l = 0; l < ranges.size() && !loop; ++l)
-      if (iterators[l] == utils::IteratorType::parallel && ranges[l] > 1 &&
+      if (innermost.test(l) &&
+          iterators[l] == utils::IteratorType::parallel && ranges[l] > 1 &&
           !ShapedType::isDynamic(ranges[l]) &&
           !llvm::isPowerOf2_64(ranges[l]))
         loop = l;
