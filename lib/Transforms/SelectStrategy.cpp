@@ -533,7 +533,10 @@ static std::optional<Plan> planElementwise(const LoopInfo &info,
   plan.cache.assign(info.numLoops, 0);
   plan.registerTiles.assign(info.numLoops, 1);
   std::optional<unsigned> tLoop;
-  if (largest && info.contiguousLoop[*largest] != nLoop)
+  // (An input that does not use N at all is broadcast along it, as in an
+  // outer product: rows are written whole.)
+  if (largest && info.contiguousLoop[*largest] != nLoop &&
+      info.usedLoops[*largest].test(*nLoop))
     tLoop = info.contiguousLoop[*largest];
   for (unsigned l = 0; l < info.numLoops; ++l)
     if (l != *nLoop && l != tLoop)

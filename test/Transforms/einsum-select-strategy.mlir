@@ -192,6 +192,19 @@ func.func @sum_jk(%a: tensor<64x64x64xf32>) -> tensor<64xf32> {
 
 // -----
 
+// An outer product: neither input uses the other's loop (each is broadcast
+// along it), so the output's rows are written whole, four vectors at a
+// time, not in transposing 16 x 16 tiles.
+// CHECK-LABEL: func.func @outer
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [0, 0], register = [1, 64]>
+func.func @outer(%a: tensor<4096xf32>, %b: tensor<4096xf32>) -> tensor<4096x4096xf32> {
+  %r = einsum.contract "i,j->ij"(%a, %b) : tensor<4096xf32>, tensor<4096xf32>
+  return %r : tensor<4096x4096xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @hadamard
 // CHECK: linalg.generic
 // CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [0, 0], register = [1, 64]>
