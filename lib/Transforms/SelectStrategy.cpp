@@ -446,6 +446,16 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
   // Register tile: 8 x 2 vectors fill 16 of AVX-512's 32 registers (6 x 2
   // of AVX2's 16); three vectors per row when that divides N.
   int64_t nTile = chooseVectorTile(info.ranges[*nLoop], lanes);
+  // Without rows of its own (jk,ijkl->il: every output element reads its
+  // own B), the product streams B once, at one FMA per element loaded: the
+  // register tile spans up to 8 vectors of N, so that B's rows are read
+  // whole, in order, rather than in 2-vector strips swept N / 32 times.
+  if (!mLoop && !ShapedType::isDynamic(info.ranges[*nLoop]))
+    for (int64_t vectors = 8; vectors > 2; vectors /= 2)
+      if (info.ranges[*nLoop] % (vectors * lanes) == 0) {
+        nTile = vectors * lanes;
+        break;
+      }
   int64_t mRows = vectorBits >= 512 ? 8 : 6;
   plan.registerTiles[*nLoop] = nTile;
   plan.cache[*nLoop] = fitTile(info.ranges[*nLoop], 128, nTile);

@@ -192,6 +192,18 @@ func.func @sum_jk(%a: tensor<64x64x64xf32>) -> tensor<64xf32> {
 
 // -----
 
+// No rows of its own: the register tile spans 8 vectors of N (l, 128) so
+// that B is streamed once, row by row.
+// CHECK-LABEL: func.func @stream_b
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 3, 1, 2], cache = [1, 4, 64, 128], register = [1, 1, 1, 128]>
+func.func @stream_b(%a: tensor<64x64xf32>, %b: tensor<16x64x64x128xf32>) -> tensor<16x128xf32> {
+  %r = einsum.contract "jk,ijkl->il"(%a, %b) : tensor<64x64xf32>, tensor<16x64x64x128xf32>
+  return %r : tensor<16x128xf32>
+}
+
+// -----
+
 // An outer product: neither input uses the other's loop (each is broadcast
 // along it), so the output's rows are written whole, four vectors at a
 // time, not in transposing 16 x 16 tiles.
