@@ -53,6 +53,9 @@ struct LoopInfo {
   SmallVector<std::optional<unsigned>> contiguousLoop;
   /// For each operand, the loops it uses.
   SmallVector<llvm::SmallBitVector> usedLoops;
+  /// For each operand, the loop of each of its dimensions (std::nullopt for
+  /// a dimension that is not a plain loop index).
+  SmallVector<SmallVector<std::optional<unsigned>>> dimLoops;
   /// For each operand, its number of elements (static sizes only; dynamic
   /// sizes count as 1024).
   SmallVector<int64_t> numElements;
@@ -68,9 +71,15 @@ static LoopInfo analyze(linalg::GenericOp op) {
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
     llvm::SmallBitVector used(info.numLoops);
-    for (AffineExpr expr : map.getResults())
-      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    SmallVector<std::optional<unsigned>> loops;
+    for (AffineExpr expr : map.getResults()) {
+      loops.emplace_back();
+      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
         used.set(dim.getPosition());
+        loops.back() = dim.getPosition();
+      }
+    }
+    info.dimLoops.push_back(std::move(loops));
     std::optional<unsigned> contiguous;
     if (map.getNumResults() > 0) {
       if (auto last = dyn_cast<AffineDimExpr>(map.getResults().back())) {
@@ -569,6 +578,52 @@ static std::optional<Plan> planElementwise(const LoopInfo &info,
   return plan;
 }
 
+/// `elementwise` with reductions over loops that no input is contiguous
+/// along (ijk->jk, ij->j): a row of the output, up to 16 vectors (8 with
+/// AVX2's 16 registers), is accumulated in registers through all the
+/// reductions, then stored. Loops: the other parallel loops, the
+/// reductions, then the output's contiguous loop, which is cache-tiled by
+/// the row so that the row's loop stays outside the reductions.
+static std::optional<Plan> planAccumulate(const LoopInfo &info, unsigned lanes,
+                                          unsigned vectorBits) {
+  if (llvm::none_of(info.isReduction, [](bool r) { return r; }))
+    return std::nullopt;
+  std::optional<unsigned> nLoop = info.contiguousLoop.back();
+  if (!nLoop || info.isReduction[*nLoop])
+    return std::nullopt;
+  // Inputs read along a diagonal (iij->j) are gathered: their loop nest is
+  // as good.
+  unsigned numInputs = info.contiguousLoop.size() - 1;
+  for (unsigned input = 0; input < numInputs; ++input) {
+    if (info.numElements[input] <= 1)
+      continue;
+    if (info.usedLoops[input].count() != info.dimLoops[input].size() ||
+        (info.usedLoops[input].test(*nLoop) &&
+         info.contiguousLoop[input] != nLoop))
+      return std::nullopt;
+  }
+  Plan plan;
+  plan.kind = StrategyKind::Elementwise;
+  plan.cache.assign(info.numLoops, 0);
+  plan.registerTiles.assign(info.numLoops, 1);
+  for (unsigned loop = 0; loop < info.numLoops; ++loop)
+    if (!info.isReduction[loop] && loop != *nLoop)
+      plan.order.push_back(loop);
+  for (unsigned loop = 0; loop < info.numLoops; ++loop)
+    if (info.isReduction[loop])
+      plan.order.push_back(loop);
+  plan.order.push_back(*nLoop);
+  int64_t row = (vectorBits >= 512 ? 16 : 8) * lanes;
+  int64_t extent = info.ranges[*nLoop];
+  if (!ShapedType::isDynamic(extent) && extent <= row) {
+    plan.registerTiles[*nLoop] = extent;
+  } else {
+    plan.registerTiles[*nLoop] = row;
+    plan.cache[*nLoop] = row;
+  }
+  return plan;
+}
+
 namespace {
 struct EinsumSelectStrategyPass
     : einsum::impl::EinsumSelectStrategyPassBase<EinsumSelectStrategyPass> {
@@ -628,6 +683,8 @@ struct EinsumSelectStrategyPass
         plan = planReduce(info, lanes);
       if (!plan)
         plan = planElementwise(info, lanes);
+      if (!plan)
+        plan = planAccumulate(info, lanes, bits);
       if (!plan)
         continue;
       if (plan->nInput)

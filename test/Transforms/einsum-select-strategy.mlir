@@ -204,6 +204,33 @@ func.func @stream_b(%a: tensor<64x64xf32>, %b: tensor<16x64x64x128xf32>) -> tens
 
 // -----
 
+// A reduction over a loop no input is contiguous along: a row of the output
+// (16 vectors) is accumulated in registers through the reductions. Loops
+// (j, i, k): the parallel j, the reduction i, the row k.
+// CHECK-LABEL: func.func @sum_i
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1, 2], cache = [0, 0, 0], register = [1, 1, 256]>
+// AVX2-LABEL: func.func @sum_i
+// AVX2: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1, 2], cache = [0, 0, 64], register = [1, 1, 64]>
+func.func @sum_i(%a: tensor<64x64x256xf32>) -> tensor<64x256xf32> {
+  %r = einsum.contract "ijk->jk"(%a) : tensor<64x64x256xf32>
+  return %r : tensor<64x256xf32>
+}
+
+// -----
+
+// Wider rows are cache-tiled by the row, so that the row's loop stays
+// outside the reduction. Loops (i, j): the reduction i, the row j.
+// CHECK-LABEL: func.func @column_sums
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [0, 256], register = [1, 256]>
+func.func @column_sums(%a: tensor<64x1000xf32>) -> tensor<1000xf32> {
+  %r = einsum.contract "ij->j"(%a) : tensor<64x1000xf32>
+  return %r : tensor<1000xf32>
+}
+
+// -----
+
 // An outer product: neither input uses the other's loop (each is broadcast
 // along it), so the output's rows are written whole, four vectors at a
 // time, not in transposing 16 x 16 tiles.

@@ -35,13 +35,18 @@ def Einsum_StrategyAttr : AttrDef<Einsum_Dialect, "Strategy"> {
       `contract` (a register tile of M x N accumulators carried through the
       reduction loops, lowered to broadcasts and FMAs), `reduce` (the
       contiguous dimension is reduced, vectorized along it) or `elementwise`
-      (no reduction; a 2-D register tile, which also covers transposes).
+      (vectorized along the output's contiguous dimension; a 2-D register
+      tile also covers transposes; reductions over other dimensions, if
+      any, accumulate a register tile in place).
     - `order`: the loop interchange applied first (`order[i]` is the old loop
       that becomes loop `i`); reduction loops of a `contract` come last.
     - `cache`: tile sizes of the outer (cache) level; 0 leaves a loop untiled.
     - `register`: tile sizes of the inner (register) level, which are also the
-      vector sizes. Tiles that do not divide the loop are peeled; the partial
-      tiles are vectorized in slices of size 1 along the partial loops.
+      vector sizes. Tiles that do not divide the loop are peeled (cache tiles
+      too, where the register tile is wider than 1), so that static sizes
+      give static partial tiles, whose vector dimensions are split into
+      powers of two (9 = 8 + 1); dynamic partial tiles are vectorized in
+      slices of size 1 along the partial loops.
 
     Example:
 
