@@ -418,13 +418,23 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
     return std::nullopt;
 
   // M: an output loop of the other input only (a broadcast along N); the
-  // largest, the one nearest the output's contiguous end on ties.
-  const llvm::SmallBitVector &other = info.usedLoops[1 - *nInput];
+  // one that input is contiguous along (its rows' elements are then
+  // adjacent, as in a packed panel), else the largest, the one nearest the
+  // output's contiguous end on ties.
+  unsigned otherInput = 1 - *nInput;
+  const llvm::SmallBitVector &other = info.usedLoops[otherInput];
   const llvm::SmallBitVector &nOperand = info.usedLoops[*nInput];
+  auto isMCandidate = [&](unsigned loop) {
+    return loop != *nLoop && !info.isReduction[loop] && outLoops.test(loop) &&
+           other.test(loop) && !nOperand.test(loop);
+  };
   std::optional<unsigned> mLoop;
-  for (unsigned loop = 0; loop < info.numLoops; ++loop) {
-    if (loop == *nLoop || info.isReduction[loop] || !outLoops.test(loop) ||
-        !other.test(loop) || nOperand.test(loop))
+  std::optional<unsigned> otherContiguous = info.contiguousLoop[otherInput];
+  bool contiguousM = otherContiguous && isMCandidate(*otherContiguous);
+  if (contiguousM)
+    mLoop = otherContiguous;
+  for (unsigned loop = 0; loop < info.numLoops && !contiguousM; ++loop) {
+    if (!isMCandidate(loop))
       continue;
     auto extent = [&](unsigned l) {
       return ShapedType::isDynamic(info.ranges[l]) ? INT64_MAX

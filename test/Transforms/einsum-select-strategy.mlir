@@ -192,6 +192,19 @@ func.func @sum_jk(%a: tensor<64x64x64xf32>) -> tensor<64xf32> {
 
 // -----
 
+// A is a packed panel layout, contiguous along m: m is the register tile's
+// M (8 adjacent elements per reduction step), not the larger p. Loops
+// (p, m, j, k).
+// CHECK-LABEL: func.func @a_panels
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 8, 64, 128], register = [1, 8, 1, 32]>
+func.func @a_panels(%a: tensor<16x64x8xf32>, %b: tensor<64x128xf32>) -> tensor<16x8x128xf32> {
+  %r = einsum.contract "pjm,jk->pmk"(%a, %b) : tensor<16x64x8xf32>, tensor<64x128xf32>
+  return %r : tensor<16x8x128xf32>
+}
+
+// -----
+
 // No rows of its own: the register tile spans 8 vectors of N (l, 128) so
 // that B is streamed once, row by row.
 // CHECK-LABEL: func.func @stream_b
