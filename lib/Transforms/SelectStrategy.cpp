@@ -127,6 +127,150 @@ static int64_t chooseVectorTile(int64_t extent, int64_t lanes) {
   return static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(extent)));
 }
 
+/// Packs input `operand` of contraction `op` into the order the `contract`
+/// schedule walks it: its parallel dimensions, then its reductions (in loop
+/// order), then `lane`'s dimension innermost. With a `panelWidth`, `lane`'s
+/// dimension is split into (panel, lane) of that width, the panel index
+/// placed after the other parallel dimensions (each panel is then
+/// contiguous through the reductions); the contraction gets a loop for the
+/// panel index and writes the output through an expand_shape of `lane`'s
+/// dimension. The copy is a linalg.generic of its own (a transpose,
+/// scheduled like one). Nothing changes when the order is the operand's
+/// already and there is no split.
+static void packOperand(OpBuilder &builder, linalg::GenericOp op,
+                        unsigned operand, unsigned lane, int64_t panelWidth) {
+  bool split = panelWidth > 0;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap bMap = maps[operand];
+  AffineMap outMap = maps.back();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned numLoops = op.getNumLoops();
+  unsigned panelLoop = numLoops;
+  // The operand's dimensions (lane's split when splitting), each with the
+  // contraction loop it iterates over (the panel index gets a new loop after
+  // the others) and its rank in the order the schedule visits them.
+  struct Dim {
+    std::pair<unsigned, unsigned> rank;
+    unsigned loop;
+    int64_t size;
+  };
+  SmallVector<Dim> dims;
+  SmallVector<ReassociationIndices> bGroups;
+  for (AffineExpr expr : bMap.getResults()) {
+    unsigned loop = cast<AffineDimExpr>(expr).getPosition();
+    bGroups.emplace_back();
+    if (loop == lane && split) {
+      bGroups.back().push_back(dims.size());
+      dims.push_back({{0, panelLoop}, panelLoop, ranges[loop] / panelWidth});
+      bGroups.back().push_back(dims.size());
+      dims.push_back({{2, loop}, loop, panelWidth});
+      continue;
+    }
+    unsigned group = loop == lane ? 2
+                     : iterators[loop] == utils::IteratorType::reduction ? 1
+                                                                         : 0;
+    bGroups.back().push_back(dims.size());
+    dims.push_back({{group, loop}, loop, ranges[loop]});
+  }
+  SmallVector<unsigned> permutation =
+      llvm::to_vector(llvm::seq<unsigned>(0, dims.size()));
+  llvm::sort(permutation, [&](unsigned x, unsigned y) {
+    return dims[x].rank < dims[y].rank;
+  });
+  if (!split &&
+      llvm::equal(permutation, llvm::seq<unsigned>(0, permutation.size())))
+    return;
+
+  // packed[i] = B[permutation^-1 ...]: a copy whose loops are the packed
+  // dimensions, from the operand itself or from its split view.
+  Location loc = op.getLoc();
+  MLIRContext *context = op.getContext();
+  builder.setInsertionPoint(op);
+  Value source = op.getDpsInputs()[operand];
+  Type elementType = getElementTypeOrSelf(source.getType());
+  SmallVector<int64_t> splitShape =
+      llvm::map_to_vector(dims, [](const Dim &dim) { return dim.size; });
+  if (split)
+    source = tensor::ExpandShapeOp::create(
+        builder, loc, RankedTensorType::get(splitShape, elementType), source,
+        bGroups);
+  unsigned packedRank = permutation.size();
+  SmallVector<int64_t> packedShape;
+  SmallVector<AffineExpr> sourceExprs(packedRank);
+  SmallVector<AffineExpr> packedExprs;
+  unsigned newNumLoops = split ? numLoops + 1 : numLoops;
+  for (auto [i, dim] : llvm::enumerate(permutation)) {
+    packedShape.push_back(splitShape[dim]);
+    sourceExprs[dim] = builder.getAffineDimExpr(i);
+    packedExprs.push_back(builder.getAffineDimExpr(dims[dim].loop));
+  }
+  Value empty =
+      tensor::EmptyOp::create(builder, loc, packedShape, elementType);
+  auto copy = linalg::GenericOp::create(
+      builder, loc, empty.getType(), ValueRange{source}, ValueRange{empty},
+      ArrayRef<AffineMap>{
+          AffineMap::get(packedRank, 0, sourceExprs, context),
+          AffineMap::getMultiDimIdentityMap(packedRank, context)},
+      SmallVector<utils::IteratorType>(packedRank,
+                                       utils::IteratorType::parallel),
+      [](OpBuilder &b, Location nested, ValueRange args) {
+        linalg::YieldOp::create(b, nested, args[0]);
+      });
+  maps[operand] = AffineMap::get(newNumLoops, 0, packedExprs, context);
+  if (!split) {
+    op->setOperand(operand, copy.getResult(0));
+    op.setIndexingMapsAttr(builder.getAffineMapArrayAttr(maps));
+    return;
+  }
+
+  // The contraction over the split loop: its output is the init's split
+  // view (a fill of it, where the init is a fill, so that the fill stays
+  // fusable with the tiles), collapsed back for the users.
+  for (auto [input, map] : llvm::enumerate(maps))
+    if (input != operand && input + 1 < maps.size())
+      map = AffineMap::get(newNumLoops, 0, map.getResults(), context);
+  unsigned nPosition =
+      *outMap.getResultPosition(builder.getAffineDimExpr(lane));
+  SmallVector<AffineExpr> outExprs(outMap.getResults());
+  outExprs.insert(outExprs.begin() + nPosition,
+                  builder.getAffineDimExpr(panelLoop));
+  maps.back() = AffineMap::get(newNumLoops, 0, outExprs, context);
+  Value init = op.getDpsInits()[0];
+  auto initType = cast<RankedTensorType>(init.getType());
+  SmallVector<int64_t> outShape(initType.getShape());
+  outShape[nPosition] = panelWidth;
+  outShape.insert(outShape.begin() + nPosition, ranges[lane] / panelWidth);
+  SmallVector<ReassociationIndices> outGroups;
+  for (int64_t dim = 0; dim < initType.getRank(); ++dim) {
+    int64_t first = dim <= nPosition ? dim : dim + 1;
+    outGroups.push_back({first});
+    if (dim == nPosition)
+      outGroups.back().push_back(first + 1);
+  }
+  auto outType = RankedTensorType::get(outShape, initType.getElementType());
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  Value base = fill ? fill.getDpsInits()[0] : init;
+  Value newInit =
+      tensor::ExpandShapeOp::create(builder, loc, outType, base, outGroups);
+  if (fill)
+    newInit = linalg::FillOp::create(builder, loc, fill.getInputs(), newInit)
+                  .getResult(0);
+  SmallVector<Value> inputs(op.getDpsInputs());
+  inputs[operand] = copy.getResult(0);
+  iterators.push_back(utils::IteratorType::parallel);
+  auto product = linalg::GenericOp::create(
+      builder, loc, TypeRange{outType}, inputs, ValueRange{newInit}, maps,
+      iterators);
+  product.getRegion().takeBody(op.getRegion());
+  Value result = tensor::CollapseShapeOp::create(
+      builder, loc, initType, product.getResult(0), outGroups);
+  op.getResult(0).replaceAllUsesWith(result);
+  op.erase();
+  if (fill && fill->use_empty())
+    fill.erase();
+}
+
 /// Rows of the other input (M) from which a contraction's N operand is split
 /// into panels: the split copies B once, which the product repays over M.
 static constexpr int64_t kMinPanelRows = 256;
@@ -222,128 +366,7 @@ static void packForContraction(OpBuilder &builder, linalg::GenericOp op,
   if (splitOnly && !split)
     return;
 
-  // B's dimensions, N split into (panel, lane) when splitting, each with the
-  // contraction loop it iterates over (the panel index gets a new loop after
-  // the others) and its rank in the order the schedule visits them.
-  unsigned numLoops = op.getNumLoops();
-  unsigned panelLoop = numLoops;
-  struct Dim {
-    std::pair<unsigned, unsigned> rank;
-    unsigned loop;
-    int64_t size;
-  };
-  SmallVector<Dim> dims;
-  SmallVector<ReassociationIndices> bGroups;
-  for (AffineExpr expr : bMap.getResults()) {
-    unsigned loop = cast<AffineDimExpr>(expr).getPosition();
-    bGroups.emplace_back();
-    if (loop == nLoop && split) {
-      bGroups.back().push_back(dims.size());
-      dims.push_back({{0, panelLoop}, panelLoop, ranges[loop] / panelWidth});
-      bGroups.back().push_back(dims.size());
-      dims.push_back({{2, loop}, loop, panelWidth});
-      continue;
-    }
-    unsigned group = loop == nLoop ? 2
-                     : iterators[loop] == utils::IteratorType::reduction ? 1
-                                                                         : 0;
-    bGroups.back().push_back(dims.size());
-    dims.push_back({{group, loop}, loop, ranges[loop]});
-  }
-  SmallVector<unsigned> permutation =
-      llvm::to_vector(llvm::seq<unsigned>(0, dims.size()));
-  llvm::sort(permutation, [&](unsigned x, unsigned y) {
-    return dims[x].rank < dims[y].rank;
-  });
-  if (!split &&
-      llvm::equal(permutation, llvm::seq<unsigned>(0, permutation.size())))
-    return;
-
-  // packed[i] = B[permutation^-1 ...]: a copy whose loops are the packed
-  // dimensions, from B itself or from its N-split view.
-  Location loc = op.getLoc();
-  MLIRContext *context = op.getContext();
-  builder.setInsertionPoint(op);
-  Value source = op.getDpsInputs()[bInput];
-  Type elementType = getElementTypeOrSelf(source.getType());
-  SmallVector<int64_t> splitShape =
-      llvm::map_to_vector(dims, [](const Dim &dim) { return dim.size; });
-  if (split)
-    source = tensor::ExpandShapeOp::create(
-        builder, loc, RankedTensorType::get(splitShape, elementType), source,
-        bGroups);
-  unsigned packedRank = permutation.size();
-  SmallVector<int64_t> packedShape;
-  SmallVector<AffineExpr> sourceExprs(packedRank);
-  SmallVector<AffineExpr> packedExprs;
-  unsigned newNumLoops = split ? numLoops + 1 : numLoops;
-  for (auto [i, dim] : llvm::enumerate(permutation)) {
-    packedShape.push_back(splitShape[dim]);
-    sourceExprs[dim] = builder.getAffineDimExpr(i);
-    packedExprs.push_back(builder.getAffineDimExpr(dims[dim].loop));
-  }
-  Value empty =
-      tensor::EmptyOp::create(builder, loc, packedShape, elementType);
-  auto copy = linalg::GenericOp::create(
-      builder, loc, empty.getType(), ValueRange{source}, ValueRange{empty},
-      ArrayRef<AffineMap>{
-          AffineMap::get(packedRank, 0, sourceExprs, context),
-          AffineMap::getMultiDimIdentityMap(packedRank, context)},
-      SmallVector<utils::IteratorType>(packedRank,
-                                       utils::IteratorType::parallel),
-      [](OpBuilder &b, Location nested, ValueRange args) {
-        linalg::YieldOp::create(b, nested, args[0]);
-      });
-  maps[bInput] = AffineMap::get(newNumLoops, 0, packedExprs, context);
-  if (!split) {
-    op->setOperand(bInput, copy.getResult(0));
-    op.setIndexingMapsAttr(builder.getAffineMapArrayAttr(maps));
-    return;
-  }
-
-  // The contraction over the split N: its output is the init's N-split view
-  // (a fill of it, where the init is a fill, so that the fill stays fusable
-  // with the tiles), collapsed back for the users.
-  maps[aInput] = AffineMap::get(newNumLoops, 0, aMap.getResults(), context);
-  unsigned nPosition =
-      *outMap.getResultPosition(builder.getAffineDimExpr(nLoop));
-  SmallVector<AffineExpr> outExprs(outMap.getResults());
-  outExprs.insert(outExprs.begin() + nPosition,
-                  builder.getAffineDimExpr(panelLoop));
-  maps.back() = AffineMap::get(newNumLoops, 0, outExprs, context);
-  Value init = op.getDpsInits()[0];
-  auto initType = cast<RankedTensorType>(init.getType());
-  SmallVector<int64_t> outShape(initType.getShape());
-  outShape[nPosition] = panelWidth;
-  outShape.insert(outShape.begin() + nPosition, ranges[nLoop] / panelWidth);
-  SmallVector<ReassociationIndices> outGroups;
-  for (int64_t dim = 0; dim < initType.getRank(); ++dim) {
-    int64_t first = dim <= nPosition ? dim : dim + 1;
-    outGroups.push_back({first});
-    if (dim == nPosition)
-      outGroups.back().push_back(first + 1);
-  }
-  auto outType = RankedTensorType::get(outShape, initType.getElementType());
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  Value base = fill ? fill.getDpsInits()[0] : init;
-  Value newInit =
-      tensor::ExpandShapeOp::create(builder, loc, outType, base, outGroups);
-  if (fill)
-    newInit = linalg::FillOp::create(builder, loc, fill.getInputs(), newInit)
-                  .getResult(0);
-  SmallVector<Value> inputs(op.getDpsInputs());
-  inputs[bInput] = copy.getResult(0);
-  iterators.push_back(utils::IteratorType::parallel);
-  auto product = linalg::GenericOp::create(
-      builder, loc, TypeRange{outType}, inputs, ValueRange{newInit}, maps,
-      iterators);
-  product.getRegion().takeBody(op.getRegion());
-  Value result = tensor::CollapseShapeOp::create(
-      builder, loc, initType, product.getResult(0), outGroups);
-  op.getResult(0).replaceAllUsesWith(result);
-  op.erase();
-  if (fill && fill->use_empty())
-    fill.erase();
+  packOperand(builder, op, bInput, nLoop, split ? panelWidth : 0);
 }
 
 /// The block argument a value of `op`'s body is computed from through
@@ -634,6 +657,52 @@ static std::optional<Plan> planAccumulate(const LoopInfo &info, unsigned lanes,
   return plan;
 }
 
+/// Splits the other input of a contraction into panels of the register
+/// tile's rows where it is contiguous along M with rows 4 KiB apart (a
+/// transposed A: ji,jk->ik): a register tile's broadcasts then read one
+/// contiguous panel through the reductions, instead of one line per
+/// reduction step, all of them in the same few cache sets. Where N is large
+/// enough (as for B's panels) to repay the copy.
+static void packRowsForContraction(OpBuilder &builder, linalg::GenericOp op,
+                                   unsigned vectorBits) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() == 0 || !op.hasPureTensorSemantics() ||
+      op.hasDynamicShape() ||
+      llvm::any_of(op.getIndexingMapsArray(), [](AffineMap map) {
+        return !map.isProjectedPermutation();
+      }))
+    return;
+  if (llvm::is_contained(op.getStaticLoopRanges(), 0))
+    return;
+  Type elementType = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
+  if (!elementType.isIntOrFloat() ||
+      elementType != getElementTypeOrSelf(op.getDpsInputs()[1].getType()))
+    return;
+  unsigned bits = elementType.getIntOrFloatBitWidth();
+  unsigned lanes = std::max<unsigned>(1, vectorBits / bits);
+  LoopInfo info = analyze(op);
+  std::optional<Plan> plan = planContract(info, lanes, vectorBits);
+  if (!plan || !plan->nInput)
+    return;
+  unsigned aInput = 1 - *plan->nInput;
+  std::optional<unsigned> mLoop = info.contiguousLoop[aInput];
+  if (!mLoop || info.isReduction[*mLoop] ||
+      info.usedLoops[*plan->nInput].test(*mLoop) ||
+      !info.usedLoops.back().test(*mLoop))
+    return;
+  int64_t rows = plan->registerTiles[*mLoop];
+  int64_t nPoints = 1;
+  for (unsigned loop = 0; loop < info.numLoops; ++loop)
+    if (!info.isReduction[loop] && info.usedLoops[*plan->nInput].test(loop) &&
+        !info.usedLoops[aInput].test(loop))
+      nPoints *= info.ranges[loop];
+  int64_t extent = info.ranges[*mLoop];
+  if (rows <= 1 || extent <= rows || extent % rows != 0 ||
+      extent * (bits / 8) % kSetSpanBytes != 0 || nPoints < kMinPanelRows)
+    return;
+  packOperand(builder, op, aInput, *mLoop, rows);
+}
+
 namespace {
 struct EinsumSelectStrategyPass
     : einsum::impl::EinsumSelectStrategyPassBase<EinsumSelectStrategyPass> {
@@ -658,6 +727,13 @@ struct EinsumSelectStrategyPass
               : 0;
       packForContraction(builder, op, panelWidth);
     }
+    generics.clear();
+    getOperation()->walk([&](linalg::GenericOp op) {
+      if (!op->hasAttr(StrategyAttr::getAttrName()))
+        generics.push_back(op);
+    });
+    for (linalg::GenericOp op : generics)
+      packRowsForContraction(builder, op, bits);
 
     generics.clear();
     getOperation()->walk([&](linalg::GenericOp op) {

@@ -192,6 +192,28 @@ func.func @sum_jk(%a: tensor<64x64x64xf32>) -> tensor<64xf32> {
 
 // -----
 
+// A transposed A (ji: contiguous along M, rows 4 KiB apart) is split into
+// panels of the register tile's 8 rows, [M / 8, K, 8]: each register tile's
+// broadcasts then read one contiguous panel. M (d0, the panels' lanes) stays
+// the register tile's M; the panel index is loop d3. B (2 KiB rows) is read
+// in place.
+// CHECK-LABEL: func.func @gemm_tn_panels
+// CHECK-SAME: (%[[A:.*]]: tensor<2048x1024xf32>, %[[B:.*]]: tensor<2048x512xf32>)
+// CHECK: %[[SPLIT:.*]] = tensor.expand_shape %[[A]] {{\[}}[0], [1, 2]] output_shape [2048, 128, 8]
+// CHECK: %[[PANELS:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[SPLIT]] : tensor<2048x128x8xf32>) outs(%{{.*}} : tensor<128x2048x8xf32>)
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [128, 8, 512]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[PANELS]], %[[B]] : tensor<128x2048x8xf32>, tensor<2048x512xf32>)
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [3, 0, 2, 1], cache = [8, 256, 128, 1], register = [8, 1, 32, 1]>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<128x8x512xf32> into tensor<1024x512xf32>
+func.func @gemm_tn_panels(%a: tensor<2048x1024xf32>, %b: tensor<2048x512xf32>) -> tensor<1024x512xf32> {
+  %r = einsum.contract "ji,jk->ik"(%a, %b) : tensor<2048x1024xf32>, tensor<2048x512xf32>
+  return %r : tensor<1024x512xf32>
+}
+
+// -----
+
 // A is a packed panel layout, contiguous along m: m is the register tile's
 // M (8 adjacent elements per reduction step), not the larger p. Loops
 // (p, m, j, k).
