@@ -18,7 +18,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -703,6 +705,48 @@ static void packRowsForContraction(OpBuilder &builder, linalg::GenericOp op,
   packOperand(builder, op, aInput, *mLoop, rows);
 }
 
+/// Collapses runs of reduction loops that are adjacent, in the same order,
+/// in every operand that uses them (upstream collapseOpIterationDims): in
+/// ijk->i, (j, k) is one contiguous stretch of each input row, reduced as
+/// one long vector loop, not as 256 short rows each closed by a horizontal
+/// reduction. The operands are collapse_shape views.
+static void collapseReductions(RewriterBase &rewriter, linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() ||
+      llvm::any_of(op.getIndexingMapsArray(), [](AffineMap map) {
+        return !map.isProjectedPermutation();
+      }))
+    return;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices run;
+  auto close = [&] {
+    if (run.size() > 1)
+      groups.push_back(run);
+    run.clear();
+  };
+  for (unsigned loop = 0; loop < op.getNumLoops(); ++loop) {
+    if (iterators[loop] != utils::IteratorType::reduction) {
+      close();
+      continue;
+    }
+    run.push_back(loop);
+    if (run.size() > 1 && !linalg::areDimSequencesPreserved(maps, run)) {
+      run.pop_back();
+      close();
+      run.push_back(loop);
+    }
+  }
+  close();
+  if (groups.empty())
+    return;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, groups, rewriter);
+  if (succeeded(collapsed))
+    rewriter.replaceOp(op, collapsed->results);
+}
+
 namespace {
 struct EinsumSelectStrategyPass
     : einsum::impl::EinsumSelectStrategyPassBase<EinsumSelectStrategyPass> {
@@ -734,6 +778,14 @@ struct EinsumSelectStrategyPass
     });
     for (linalg::GenericOp op : generics)
       packRowsForContraction(builder, op, bits);
+    generics.clear();
+    getOperation()->walk([&](linalg::GenericOp op) {
+      if (!op->hasAttr(StrategyAttr::getAttrName()))
+        generics.push_back(op);
+    });
+    IRRewriter rewriter(context);
+    for (linalg::GenericOp op : generics)
+      collapseReductions(rewriter, op);
 
     generics.clear();
     getOperation()->walk([&](linalg::GenericOp op) {

@@ -180,11 +180,15 @@ func.func @dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> 
 
 // -----
 
-// The contiguous loop k is reduced: loops (j, k, i) become (i, j, k); k is
-// split into 32 partial sums (two vectors) for each of 4 rows i.
+// The reductions j and k are adjacent in the input: they are collapsed into
+// one contiguous loop jk (the input read through a collapse_shape), loops
+// (jk, i) become (i, jk), and jk is split into 32 partial sums (two vectors)
+// for each of 4 rows i.
 // CHECK-LABEL: func.func @sum_jk
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<64x64x64xf32> into tensor<64x4096xf32>
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<reduce, order = [2, 0, 1], cache = [0, 0, 0], register = [1, 32, 4]>
+// CHECK-SAME: iterator_types = ["reduction", "parallel"]
+// CHECK-SAME: einsum.strategy = #einsum.strategy<reduce, order = [1, 0], cache = [0, 0], register = [32, 4]>
 func.func @sum_jk(%a: tensor<64x64x64xf32>) -> tensor<64xf32> {
   %r = einsum.contract "ijk->i"(%a) : tensor<64x64x64xf32>
   return %r : tensor<64xf32>
@@ -228,10 +232,13 @@ func.func @a_panels(%a: tensor<16x64x8xf32>, %b: tensor<64x128xf32>) -> tensor<1
 // -----
 
 // No rows of its own: the register tile spans 8 vectors of N (l, 128) so
-// that B is streamed once, row by row.
+// that B is streamed once, row by row. The reductions j and k, adjacent in
+// both inputs, are one loop (i, jk, l).
 // CHECK-LABEL: func.func @stream_b
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<64x64xf32> into tensor<4096xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3]] : tensor<16x64x64x128xf32> into tensor<16x4096x128xf32>
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 3, 1, 2], cache = [1, 4, 64, 128], register = [1, 1, 1, 128]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [1, 256, 128], register = [1, 1, 128]>
 func.func @stream_b(%a: tensor<64x64xf32>, %b: tensor<16x64x64x128xf32>) -> tensor<16x128xf32> {
   %r = einsum.contract "jk,ijkl->il"(%a, %b) : tensor<64x64xf32>, tensor<16x64x64x128xf32>
   return %r : tensor<16x128xf32>
