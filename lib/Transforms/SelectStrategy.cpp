@@ -129,6 +129,18 @@ static int64_t chooseVectorTile(int64_t extent, int64_t lanes) {
   return static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(extent)));
 }
 
+/// Whether the packing steps handle `op`: a contraction of two inputs into
+/// one output, with reductions, static non-empty sizes and no diagonals.
+static bool isPackableContraction(linalg::GenericOp op) {
+  return op.getNumDpsInputs() == 2 && op.getNumDpsInits() == 1 &&
+         op.getNumReductionLoops() > 0 && op.hasPureTensorSemantics() &&
+         !op.hasDynamicShape() &&
+         !llvm::is_contained(op.getStaticLoopRanges(), 0) &&
+         llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+           return map.isProjectedPermutation();
+         });
+}
+
 /// Packs input `operand` of contraction `op` into the order the `contract`
 /// schedule walks it: its parallel dimensions, then its reductions (in loop
 /// order), then `lane`'s dimension innermost. With a `panelWidth`, `lane`'s
@@ -302,12 +314,7 @@ static constexpr int64_t kSetSpanBytes = 4096;
 /// index and writes its output through an expand_shape of the N dimension.
 static void packForContraction(OpBuilder &builder, linalg::GenericOp op,
                                int64_t panelWidth) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() == 0 || !op.hasPureTensorSemantics() ||
-      op.hasDynamicShape() ||
-      llvm::any_of(op.getIndexingMapsArray(), [](AffineMap map) {
-        return !map.isProjectedPermutation();
-      }))
+  if (!isPackableContraction(op))
     return;
   AffineMap outMap = op.getIndexingMapsArray().back();
   if (outMap.getNumResults() < 2)
@@ -405,6 +412,11 @@ static void orderFactors(linalg::GenericOp op, unsigned nInput) {
 namespace {
 /// A strategy under construction: everything indexed by the op's loops.
 struct Plan {
+  /// A plan of `kind` for `numLoops` loops: every cache tile `cacheTile`,
+  /// every register tile 1, no order yet.
+  Plan(StrategyKind kind, unsigned numLoops, int64_t cacheTile)
+      : kind(kind), cache(numLoops, cacheTile), registerTiles(numLoops, 1) {}
+
   /// `contract`: the input that holds N (its rows are the vectors).
   std::optional<unsigned> nInput;
   StrategyKind kind;
@@ -469,11 +481,8 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
       mLoop = loop;
   }
 
-  Plan plan;
-  plan.kind = StrategyKind::Contract;
+  Plan plan(StrategyKind::Contract, info.numLoops, /*cacheTile=*/1);
   plan.nInput = nInput;
-  plan.cache.assign(info.numLoops, 1);
-  plan.registerTiles.assign(info.numLoops, 1);
   for (unsigned loop = 0; loop < info.numLoops; ++loop)
     if (!info.isReduction[loop] && loop != *nLoop && loop != mLoop)
       plan.order.push_back(loop);
@@ -530,10 +539,7 @@ static std::optional<Plan> planReduce(const LoopInfo &info, unsigned lanes) {
   for (unsigned input = 1; input < numInputs; ++input)
     if (info.contiguousLoop[input] != loop)
       return std::nullopt;
-  Plan plan;
-  plan.kind = StrategyKind::Reduce;
-  plan.cache.assign(info.numLoops, 0);
-  plan.registerTiles.assign(info.numLoops, 1);
+  Plan plan(StrategyKind::Reduce, info.numLoops, /*cacheTile=*/0);
   for (unsigned l = 0; l < info.numLoops; ++l)
     if (!info.isReduction[l])
       plan.order.push_back(l);
@@ -582,10 +588,7 @@ static std::optional<Plan> planElementwise(const LoopInfo &info,
     if (!largest || info.numElements[input] > info.numElements[*largest])
       largest = input;
   }
-  Plan plan;
-  plan.kind = StrategyKind::Elementwise;
-  plan.cache.assign(info.numLoops, 0);
-  plan.registerTiles.assign(info.numLoops, 1);
+  Plan plan(StrategyKind::Elementwise, info.numLoops, /*cacheTile=*/0);
   std::optional<unsigned> tLoop;
   // (An input that does not use N at all is broadcast along it, as in an
   // outer product: rows are written whole.)
@@ -637,10 +640,7 @@ static std::optional<Plan> planAccumulate(const LoopInfo &info, unsigned lanes,
          info.contiguousLoop[input] != nLoop))
       return std::nullopt;
   }
-  Plan plan;
-  plan.kind = StrategyKind::Elementwise;
-  plan.cache.assign(info.numLoops, 0);
-  plan.registerTiles.assign(info.numLoops, 1);
+  Plan plan(StrategyKind::Elementwise, info.numLoops, /*cacheTile=*/0);
   for (unsigned loop = 0; loop < info.numLoops; ++loop)
     if (!info.isReduction[loop] && loop != *nLoop)
       plan.order.push_back(loop);
@@ -667,14 +667,7 @@ static std::optional<Plan> planAccumulate(const LoopInfo &info, unsigned lanes,
 /// enough (as for B's panels) to repay the copy.
 static void packRowsForContraction(OpBuilder &builder, linalg::GenericOp op,
                                    unsigned vectorBits) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() == 0 || !op.hasPureTensorSemantics() ||
-      op.hasDynamicShape() ||
-      llvm::any_of(op.getIndexingMapsArray(), [](AffineMap map) {
-        return !map.isProjectedPermutation();
-      }))
-    return;
-  if (llvm::is_contained(op.getStaticLoopRanges(), 0))
+  if (!isPackableContraction(op))
     return;
   Type elementType = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
   if (!elementType.isIntOrFloat() ||

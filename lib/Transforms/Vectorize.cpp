@@ -49,6 +49,13 @@ using namespace mlir::einsum;
 /// the vector width of the split reduction of a `reduce` strategy (0: none).
 static constexpr StringLiteral kRegisterTileMarker = "__einsum_register_tile__";
 
+/// The scf.for loops that sequential tiling created, outermost first.
+static SmallVector<scf::ForOp> toForLoops(ArrayRef<LoopLikeOpInterface> loops) {
+  return llvm::map_to_vector(loops, [](LoopLikeOpInterface loop) {
+    return cast<scf::ForOp>(loop.getOperation());
+  });
+}
+
 /// Tiles `op` with `tileSizes` (0: untiled) as nested scf.for loops and
 /// replaces it. Returns the tiled op and the loops, outermost first.
 static FailureOr<std::pair<linalg::GenericOp, SmallVector<scf::ForOp>>>
@@ -61,11 +68,8 @@ tile(RewriterBase &rewriter, linalg::GenericOp op,
       tileAndReplace(rewriter, op, options);
   if (failed(result))
     return failure();
-  auto tiled = cast<linalg::GenericOp>(result->tiledOps.front());
-  SmallVector<scf::ForOp> loops;
-  for (LoopLikeOpInterface loop : result->loops)
-    loops.push_back(cast<scf::ForOp>(loop.getOperation()));
-  return std::make_pair(tiled, loops);
+  return std::make_pair(cast<linalg::GenericOp>(result->tiledOps.front()),
+                        toForLoops(result->loops));
 }
 
 /// Marks the copies of a cache tile while its partial tiles are peeled.
@@ -113,9 +117,7 @@ tileFusingFill(RewriterBase &rewriter, linalg::GenericOp op,
   if (failed(fused))
     return failure();
   auto tiled = cast<linalg::GenericOp>(fused->first.getOperation());
-  SmallVector<scf::ForOp> loops;
-  for (LoopLikeOpInterface loop : fused->second)
-    loops.push_back(cast<scf::ForOp>(loop.getOperation()));
+  SmallVector<scf::ForOp> loops = toForLoops(fused->second);
   if (auto tiledFill = tiled.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
       tiledFill && registerTile)
     tiledFill->setAttr(kRegisterFillMarker, rewriter.getUnitAttr());
