@@ -55,9 +55,9 @@ struct LoopInfo {
   SmallVector<std::optional<unsigned>> contiguousLoop;
   /// For each operand, the loops it uses.
   SmallVector<llvm::SmallBitVector> usedLoops;
-  /// For each operand, the loop of each of its dimensions (std::nullopt for
-  /// a dimension that is not a plain loop index).
-  SmallVector<SmallVector<std::optional<unsigned>>> dimLoops;
+  /// For each operand, whether its map is a projected permutation (no
+  /// diagonal, no index expression).
+  SmallVector<bool> isProjectedPermutation;
   /// For each operand, its number of elements (static sizes only; dynamic
   /// sizes count as 1024).
   SmallVector<int64_t> numElements;
@@ -73,15 +73,10 @@ static LoopInfo analyze(linalg::GenericOp op) {
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
     llvm::SmallBitVector used(info.numLoops);
-    SmallVector<std::optional<unsigned>> loops;
-    for (AffineExpr expr : map.getResults()) {
-      loops.emplace_back();
-      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+    for (AffineExpr expr : map.getResults())
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
         used.set(dim.getPosition());
-        loops.back() = dim.getPosition();
-      }
-    }
-    info.dimLoops.push_back(std::move(loops));
+    info.isProjectedPermutation.push_back(map.isProjectedPermutation());
     std::optional<unsigned> contiguous;
     if (map.getNumResults() > 0) {
       if (auto last = dyn_cast<AffineDimExpr>(map.getResults().back())) {
@@ -635,7 +630,7 @@ static std::optional<Plan> planAccumulate(const LoopInfo &info, unsigned lanes,
   for (unsigned input = 0; input < numInputs; ++input) {
     if (info.numElements[input] <= 1)
       continue;
-    if (info.usedLoops[input].count() != info.dimLoops[input].size() ||
+    if (!info.isProjectedPermutation[input] ||
         (info.usedLoops[input].test(*nLoop) &&
          info.contiguousLoop[input] != nLoop))
       return std::nullopt;

@@ -378,10 +378,9 @@ vectorizeSplitReduction(RewriterBase &rewriter, linalg::GenericOp op,
 
 /// Splits the vector loops of a static register tile (those along which an
 /// operand is contiguous) whose sizes are not powers of two into parts that
-/// are (9 columns: 8 + 1; upstream
-/// linalg::splitOp), so that every vector is whole registers or a
-/// power-of-two part of one: LLVM legalizes a vector<9xf32> FMA and its
-/// loads element by element.
+/// are (9 columns: 8 + 1; upstream linalg::splitOp), so that every vector is
+/// whole registers or a power-of-two part of one: LLVM legalizes a
+/// vector<9xf32> FMA and its loads element by element.
 static SmallVector<linalg::GenericOp>
 splitIntoPowersOfTwo(RewriterBase &rewriter, linalg::GenericOp op) {
   SmallVector<linalg::GenericOp> pieces, worklist = {op};
