@@ -62,6 +62,18 @@ func.func @gemm_few_rows(%a: tensor<128x1024xf32>, %b: tensor<1024x1024xf32>) ->
 
 // -----
 
+// Nor do fewer than 64 reduction steps (K = 16): such a product is bound by
+// writing its output, which panels would write in strips.
+// CHECK-LABEL: func.func @gemm_shallow
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return
+func.func @gemm_shallow(%a: tensor<1024x16xf32>, %b: tensor<16x1024xf32>) -> tensor<1024x1024xf32> {
+  %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<1024x16xf32>, tensor<16x1024xf32>
+  return %r : tensor<1024x1024xf32>
+}
+
+// -----
+
 // An "NT" product with 4 KiB rows once packed: the transpose and the split
 // are one copy, B (k, j) -> [k / 32, j, 32]; batch loops stay outermost.
 // CHECK-LABEL: func.func @bmm_nt_panels
