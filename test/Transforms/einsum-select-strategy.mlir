@@ -19,7 +19,8 @@ func.func @gemm(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x
 
 // B's rows are 4 KiB apart (the span of an L1 cache's sets) and M is large:
 // B is packed into panels of the register tile's width, [N / 32, K, 32], and
-// the product gets a loop for the panel (d3, outermost) and writes an
+// the product gets a loop for the panel (d3, outermost, cache-blocked by 16
+// panels: 512 columns, as N's cache tile is without panels) and writes an
 // expand_shape of its output, filled in that shape (panels of 16 with AVX2).
 // CHECK-DAG: #[[$PANEL_MAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d1, d2)>
 // CHECK-DAG: #[[$OUT_MAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
@@ -38,7 +39,7 @@ func.func @gemm(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x
 // CHECK-SAME: indexing_maps = [#{{.*}}, #[[$PANEL_MAP]], #[[$OUT_MAP]]]
 // CHECK-SAME: iterator_types = ["parallel", "reduction", "parallel", "parallel"]
 // CHECK-SAME: ins(%[[A]], %[[PANELS]] : tensor<1024x2048xf32>, tensor<32x2048x32xf32>) outs(%[[FILL]] : tensor<1024x32x32xf32>)
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [3, 0, 2, 1], cache = [256, 256, 32, 1], register = [8, 1, 32, 1]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [3, 0, 2, 1], cache = [256, 256, 32, 16], register = [8, 1, 32, 1]>
 // CHECK: %[[C:.*]] = tensor.collapse_shape %[[PRODUCT]] {{\[}}[0], [1, 2]] : tensor<1024x32x32xf32> into tensor<1024x1024xf32>
 // CHECK: return %[[C]]
 // AVX2-LABEL: func.func @gemm_panels
@@ -113,7 +114,7 @@ func.func @gemm_out_t(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tenso
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [32, 32, 1024]
 // CHECK: linalg.generic
 // CHECK-SAME: outs(%{{.*}} : tensor<32x32x1024xf32>)
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [3, 2, 0, 1], cache = [32, 256, 256, 1], register = [32, 1, 8, 1]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [3, 2, 0, 1], cache = [32, 256, 256, 16], register = [32, 1, 8, 1]>
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<32x32x1024xf32> into tensor<1024x1024xf32>
 func.func @gemm_out_t_panels(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
   %r = einsum.contract "ij,jk->ki"(%a, %b) : tensor<1024x1024xf32>, tensor<1024x1024xf32>
@@ -166,14 +167,16 @@ func.func @bmm_f64(%a: tensor<8x64x64xf64>, %b: tensor<8x64x64xf64>) -> tensor<8
 // first into the order the schedule walks it, (e, d, b, f): the reduction
 // steps then move along rows of f. N = f gets two vectors (its 48 = a tile
 // of 32 and a peeled one of 16: vectors of 48 are no power of two), M = c;
-// the reductions d and b share the cache budget of 256 (48 x 4).
+// the reductions d and b share the cache budget of 256 (48 x 4). a (only A
+// uses it) and e (only B) are blocked like M's and N's panels: 24 (of 256 / 8
+// rows) and 16 (of 512 / 32 columns).
 // CHECK-LABEL: func.func @tc
 // CHECK-SAME: (%[[A:.*]]: tensor<48x48x48x48xf32>, %[[B:.*]]: tensor<48x48x48x48xf32>)
 // CHECK: %[[PACKED:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<48x48x48x48xf32>)
 // CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%[[A]], %[[PACKED]] :
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2, 5, 3, 4], cache = [1, 1, 48, 4, 48, 64], register = [1, 1, 8, 1, 1, 32]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2, 5, 3, 4], cache = [24, 16, 48, 4, 48, 64], register = [1, 1, 8, 1, 1, 32]>
 func.func @tc(%a: tensor<48x48x48x48xf32>, %b: tensor<48x48x48x48xf32>) -> tensor<48x48x48x48xf32> {
   %r = einsum.contract "abcd,dbef->aecf"(%a, %b) : tensor<48x48x48x48xf32>, tensor<48x48x48x48xf32>
   return %r : tensor<48x48x48x48xf32>
@@ -221,7 +224,7 @@ func.func @sum_jk(%a: tensor<64x64x64xf32>) -> tensor<64xf32> {
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [128, 8, 512]
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%[[PANELS]], %[[B]] : tensor<128x2048x8xf32>, tensor<2048x512xf32>)
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [3, 0, 2, 1], cache = [8, 256, 128, 1], register = [8, 1, 32, 1]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [3, 0, 2, 1], cache = [8, 256, 128, 32], register = [8, 1, 32, 1]>
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<128x8x512xf32> into tensor<1024x512xf32>
 func.func @gemm_tn_panels(%a: tensor<2048x1024xf32>, %b: tensor<2048x512xf32>) -> tensor<1024x512xf32> {
   %r = einsum.contract "ji,jk->ik"(%a, %b) : tensor<2048x1024xf32>, tensor<2048x512xf32>
@@ -235,7 +238,7 @@ func.func @gemm_tn_panels(%a: tensor<2048x1024xf32>, %b: tensor<2048x512xf32>) -
 // (p, m, j, k).
 // CHECK-LABEL: func.func @a_panels
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 8, 64, 128], register = [1, 8, 1, 32]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [16, 8, 64, 128], register = [1, 8, 1, 32]>
 func.func @a_panels(%a: tensor<16x64x8xf32>, %b: tensor<64x128xf32>) -> tensor<16x8x128xf32> {
   %r = einsum.contract "pjm,jk->pmk"(%a, %b) : tensor<16x64x8xf32>, tensor<64x128xf32>
   return %r : tensor<16x8x128xf32>
@@ -250,7 +253,7 @@ func.func @a_panels(%a: tensor<16x64x8xf32>, %b: tensor<64x128xf32>) -> tensor<1
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<64x64xf32> into tensor<4096xf32>
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3]] : tensor<16x64x64x128xf32> into tensor<16x4096x128xf32>
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [1, 256, 128], register = [1, 1, 128]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [4, 256, 128], register = [1, 1, 128]>
 func.func @stream_b(%a: tensor<64x64xf32>, %b: tensor<16x64x64x128xf32>) -> tensor<16x128xf32> {
   %r = einsum.contract "jk,ijkl->il"(%a, %b) : tensor<64x64xf32>, tensor<16x64x64x128xf32>
   return %r : tensor<16x128xf32>
