@@ -536,7 +536,9 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
   // 512 columns of N and 256 rows of M as it does without panels: A's block
   // is then reused from L2 across 16 B panels rather than re-read from
   // memory once per panel (2048^3: 167 -> 198 GFLOP/s).
-  for (unsigned loop = 0; loop < info.numLoops; ++loop) {
+  // (Without M rows there is no block of A to reuse, and B streams best
+  // in order.)
+  for (unsigned loop = 0; loop < info.numLoops && mLoop; ++loop) {
     if (info.isReduction[loop] || loop == *nLoop || loop == mLoop ||
         ShapedType::isDynamic(info.ranges[loop]))
       continue;
@@ -545,7 +547,7 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
     if (nPanel)
       plan.cache[loop] =
           fitTile(info.ranges[loop], std::max<int64_t>(1, 512 / nTile), 1);
-    else if (mPanel && mLoop)
+    else if (mPanel)
       plan.cache[loop] = fitTile(
           info.ranges[loop],
           std::max<int64_t>(1, 256 / plan.registerTiles[*mLoop]), 1);

@@ -253,7 +253,7 @@ func.func @a_panels(%a: tensor<16x64x8xf32>, %b: tensor<64x128xf32>) -> tensor<1
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<64x64xf32> into tensor<4096xf32>
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3]] : tensor<16x64x64x128xf32> into tensor<16x4096x128xf32>
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [4, 256, 128], register = [1, 1, 128]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [1, 256, 128], register = [1, 1, 128]>
 func.func @stream_b(%a: tensor<64x64xf32>, %b: tensor<16x64x64x128xf32>) -> tensor<16x128xf32> {
   %r = einsum.contract "jk,ijkl->il"(%a, %b) : tensor<64x64xf32>, tensor<16x64x64x128xf32>
   return %r : tensor<16x128xf32>
