@@ -48,28 +48,49 @@ def EinsumSelectStrategyPass : Pass<"einsum-select-strategy"> {
     Classifies the loops of every `linalg.generic` on tensors (with one
     output) and attaches the schedule it chooses as
     `einsum.strategy = #einsum.strategy<...>`; `einsum-vectorize` applies it.
-    This pass is the only place that decides tile sizes.
+    This pass is the only place that decides tile sizes and operand layouts.
 
     Each operand is *contiguous along* the loop that indexes its last
-    dimension (when that loop indexes no other dimension of it). Then:
+    dimension (when that loop indexes no other dimension of it). First, the
+    operands of static contractions are packed where that pays, each by a
+    copy of its own (a `linalg.generic` transpose, scheduled like one):
+
+    - the input holding the output's contiguous loop N is permuted into the
+      order the schedule walks it ([other parallel, reductions, N]) when it
+      is not contiguous along N (`bhqd,bhkd->bhqk`), and split into panels
+      of the register tile's width, [other parallel, N / w, reductions, w],
+      where its rows are 4 KiB apart (one L1's set span), M >= 256 and
+      K >= 64; the product gets a panel loop and writes an `expand_shape` of
+      its output;
+    - the other input, where it is contiguous along M with rows 4 KiB apart
+      (`ji,jk->ik`), into panels of the register tile's rows;
+    - runs of reduction loops adjacent in every operand are collapsed into
+      one (`ijk->i`).
+
+    Then:
 
     - `contract`: the op has reductions and a parallel loop N contiguous in
       an input. N gets a register tile of two vector registers (32 f32 with
-      512-bit vectors, 16 with 256-bit), or 48/16 when that divides it; a
-      parallel loop M of the output that the N-input does not use (broadcast
-      from the other input) gets 8 rows (6 with 256-bit vectors). Loops are
+      512-bit vectors, 16 with 256-bit; up to 8 registers when there is no
+      M, so that B streams in order); a parallel loop M of the output that
+      the N-input does not use (the one the other input is contiguous along,
+      else the largest) gets 8 rows (6 with 256-bit vectors). Loops are
       ordered [other parallel, M, N, reductions] so the M x N accumulator
-      stays in registers across the reduction loops. Cache tiles: M 128,
-      N 256, the reductions together 256 (rounded to divisors of the
-      extents, innermost reduction first).
+      stays in registers across the reduction loops. Cache tiles: M 256,
+      N 128, the reductions together 256 (rounded to divisors of the
+      extents, innermost reduction first); panel loops (used by one input
+      only) are blocked to 512 columns of N and 256 rows of M.
     - `reduce`: a reduction loop is contiguous in every input (`ijk->i`,
-      `...d,...d->...`): it becomes the innermost loop with a vector tile.
-    - `elementwise`: no reduction; the output's contiguous loop gets a vector
-      tile; when the largest input is contiguous along another loop (a
-      transpose) both get square tiles.
-    - Otherwise (diagonals such as `ii->i`, integer-free tiny ops below
-      `min-iterations` points, ops with an empty iteration space) no
-      attribute is attached and the op lowers to its loop nest.
+      `...d,...d->...`): it becomes the innermost loop, split into vector
+      partial sums.
+    - `elementwise`: the output's contiguous loop gets a vector tile; when
+      the largest input uses it but is contiguous along another loop (a
+      transpose) both get square tiles; reductions over other loops
+      (`ijk->jk`) come before it and accumulate a row of up to 16 vectors in
+      registers.
+    - Otherwise (diagonals such as `ii->i`, tiny ops below `min-iterations`
+      points, ops with an empty iteration space) no attribute is attached
+      and the op lowers to its loop nest.
 
     `vector-bits` is the width of the target's vector registers (0: the
     host's, 512 with AVX-512, 256 with AVX2, 128 otherwise). Ops that
