@@ -522,9 +522,7 @@ llvm::Error Engine::Impl::lower(ModuleOp module, Stage stage,
     });
   if (gpu || gpuScheduleOnCPU) {
     EinsumToNVVMPipelineOptions gpuOptions;
-    gpuOptions.pathStrategy = options.pathStrategy;
-    gpuOptions.memoryLimit = options.memoryLimit;
-    gpuOptions.minimize = options.minimize;
+    gpuOptions.copyPathOptions(pipelineOptions);
     gpuOptions.chip = options.chip;
     gpuOptions.features = options.features;
     gpuOptions.format = stage == Stage::PTX ? "isa" : options.gpuFormat;

@@ -117,18 +117,10 @@ void mlir::einsum::buildEinsumLowerToNVVMPipeline(
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-/// The path options of `options`, for the linalg stage.
-static void copyPathOptions(const EinsumToNVVMPipelineOptions &options,
-                            EinsumToLLVMPipelineOptions &linalgOptions) {
-  linalgOptions.pathStrategy = options.pathStrategy;
-  linalgOptions.memoryLimit = options.memoryLimit;
-  linalgOptions.minimize = options.minimize;
-}
-
 void mlir::einsum::buildEinsumGpuScheduleOnCPUPipeline(
     OpPassManager &pm, const EinsumToNVVMPipelineOptions &options) {
   EinsumToLLVMPipelineOptions cpuOptions;
-  copyPathOptions(options, cpuOptions);
+  cpuOptions.copyPathOptions(options);
   buildEinsumToLinalgPipeline(pm, cpuOptions);
   buildEinsumGpuSchedulePipeline(pm, options, /*workgroupMemory=*/false);
   buildEinsumBufferizePipeline(pm);
@@ -139,7 +131,7 @@ void mlir::einsum::buildEinsumGpuScheduleOnCPUPipeline(
 void mlir::einsum::buildEinsumToNVVMPipeline(
     OpPassManager &pm, const EinsumToNVVMPipelineOptions &options) {
   EinsumToLLVMPipelineOptions linalgOptions;
-  copyPathOptions(options, linalgOptions);
+  linalgOptions.copyPathOptions(options);
   buildEinsumToLinalgPipeline(pm, linalgOptions);
   buildEinsumGpuSchedulePipeline(pm, options);
   buildEinsumGpuBufferizePipeline(pm);

@@ -28,29 +28,43 @@ namespace mlir {
 class OpPassManager;
 namespace einsum {
 
+/// The contraction path options that the CPU and GPU pipelines share (those
+/// of einsum-optimize-path, which the linalg stage runs).
+template <typename Derived>
+struct EinsumPathPipelineOptions : public PassPipelineOptions<Derived> {
+  mlir::detail::PassOptions::Option<std::string> pathStrategy{
+      *this, "path-strategy",
+      llvm::cl::desc("Contraction path search for einsums of three or more "
+                     "operands: auto, optimal, dp, greedy or left-to-right"),
+      llvm::cl::init("auto")};
+  mlir::detail::PassOptions::Option<uint64_t> memoryLimit{
+      *this, "memory-limit",
+      llvm::cl::desc("Largest intermediate of a contraction path in bytes "
+                     "(0: no limit)"),
+      llvm::cl::init(0)};
+  mlir::detail::PassOptions::Option<std::string> minimize{
+      *this, "minimize",
+      llvm::cl::desc("What the path search minimizes first: flops or memory"),
+      llvm::cl::init("flops")};
+
+  /// Takes the path options of `other`.
+  template <typename Other>
+  void copyPathOptions(const EinsumPathPipelineOptions<Other> &other) {
+    pathStrategy = other.pathStrategy;
+    memoryLimit = other.memoryLimit;
+    minimize = other.minimize;
+  }
+};
+
 /// Options of the CPU pipeline.
 struct EinsumToLLVMPipelineOptions
-    : public PassPipelineOptions<EinsumToLLVMPipelineOptions> {
+    : public EinsumPathPipelineOptions<EinsumToLLVMPipelineOptions> {
   PassOptions::Option<bool> expandBF16{
       *this, "expand-bf16",
       llvm::cl::desc("Lower bf16 extensions and truncations to integer "
                      "arithmetic (needed where the target has no bf16 "
                      "conversion instructions or runtime)"),
       llvm::cl::init(true)};
-  PassOptions::Option<std::string> pathStrategy{
-      *this, "path-strategy",
-      llvm::cl::desc("Contraction path search for einsums of three or more "
-                     "operands: auto, optimal, dp, greedy or left-to-right"),
-      llvm::cl::init("auto")};
-  PassOptions::Option<uint64_t> memoryLimit{
-      *this, "memory-limit",
-      llvm::cl::desc("Largest intermediate of a contraction path in bytes "
-                     "(0: no limit)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<std::string> minimize{
-      *this, "minimize",
-      llvm::cl::desc("What the path search minimizes first: flops or memory"),
-      llvm::cl::init("flops")};
   PassOptions::Option<unsigned> numThreads{
       *this, "num-threads",
       llvm::cl::desc("Threads to run each einsum on (1: no threading; more: "
@@ -90,21 +104,7 @@ void buildEinsumToLLVMPipeline(OpPassManager &pm,
 
 /// Options of the GPU pipeline.
 struct EinsumToNVVMPipelineOptions
-    : public PassPipelineOptions<EinsumToNVVMPipelineOptions> {
-  PassOptions::Option<std::string> pathStrategy{
-      *this, "path-strategy",
-      llvm::cl::desc("Contraction path search for einsums of three or more "
-                     "operands: auto, optimal, dp, greedy or left-to-right"),
-      llvm::cl::init("auto")};
-  PassOptions::Option<uint64_t> memoryLimit{
-      *this, "memory-limit",
-      llvm::cl::desc("Largest intermediate of a contraction path in bytes "
-                     "(0: no limit)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<std::string> minimize{
-      *this, "minimize",
-      llvm::cl::desc("What the path search minimizes first: flops or memory"),
-      llvm::cl::init("flops")};
+    : public EinsumPathPipelineOptions<EinsumToNVVMPipelineOptions> {
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("The NVIDIA GPU to compile for"),
       llvm::cl::init("sm_90")};
