@@ -173,7 +173,7 @@ tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op, StrategyAttr strategy,
   // Cache tiles: the loops whose last tile is partial and whose register
   // tiles are wider than 1 are peeled (innermost first), so that every copy
   // has static sizes down to the register tiles' remainders.
-  SmallVector<linalg::GenericOp> cacheTileOps = {op};
+  SmallVector<linalg::GenericOp> cacheTileOps;
   if (llvm::any_of(cacheTiles, [](int64_t size) { return size != 0; })) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     auto tiled = tileOp(op, cacheTiles, /*registerTile=*/false);
@@ -213,15 +213,14 @@ tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op, StrategyAttr strategy,
           nestOps, canonicalization,
           GreedyRewriteConfig().setStrictness(
               GreedyRewriteStrictness::ExistingAndNewOps));
-      cacheTileOps.clear();
       scope->walk([&](linalg::GenericOp tile) {
         if (tile->removeAttr(kCacheTileMarker))
           cacheTileOps.push_back(tile);
       });
-    } else {
-      cacheTileOps = {op};
     }
   }
+  if (cacheTileOps.empty())
+    cacheTileOps.push_back(op);
 
   // A `reduce` strategy's contiguous reduction (the last loop) is not tiled
   // here: it is split into vector lanes after peeling.
