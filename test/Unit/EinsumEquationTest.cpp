@@ -141,7 +141,23 @@ TEST(E1Labels, SublistOutputErrors) {
 
 TEST(E2Lexing, WhitespaceBetweenElements) {
   EXPECT_EQ(canonical(" i j , j k -> i k "), "ij,jk->ik");
-  EXPECT_EQ(canonical("\t... i j\n->... j i"), "...ij->...ji");
+  EXPECT_EQ(canonical(" ... i j ->... j i"), "...ij->...ji");
+}
+
+TEST(E2Lexing, OnlyTheSpaceCharacter) {
+  // torch rejects every white space but U+0020.
+  EXPECT_EQ(parseError("i\tj"),
+            "invalid character '\\x09' (column 2); subscripts are letters "
+            "[a-zA-Z]");
+  EXPECT_EQ(parseError("ij\n->j"),
+            "invalid character '\\x0a' (column 3); subscripts are letters "
+            "[a-zA-Z]");
+  EXPECT_EQ(parseError("i\rj"),
+            "invalid character '\\x0d' (column 2); subscripts are letters "
+            "[a-zA-Z]");
+  EXPECT_EQ(parseError("i\vj"),
+            "invalid character '\\x0b' (column 2); subscripts are letters "
+            "[a-zA-Z]");
 }
 
 TEST(E2Lexing, InvalidCharacterColumn) {
@@ -208,6 +224,16 @@ TEST(E4Rank, WithEllipsis) {
   EXPECT_EQ(errorOf("...ijk", {{2, 3}}),
             "operand 0: the term '...ijk' has 3 subscripts besides the "
             "ellipsis, more than the operand's rank 2 (column 1)");
+}
+
+TEST(E4Rank, AtMost64Dimensions) {
+  EXPECT_TRUE(!!resolveEinsum("...->...", {Shape(64, 1)}));
+  EXPECT_EQ(errorOf("...->...", {Shape(65, 1)}),
+            "operand 0: rank 65 is more than the 64 dimensions an operand "
+            "may have");
+  EXPECT_EQ(errorOf("i,...", {{2}, Shape(4000, 1)}),
+            "operand 1: rank 4000 is more than the 64 dimensions an operand "
+            "may have");
 }
 
 TEST(E4Rank, OneEllipsisPerOperand) {
@@ -394,6 +420,22 @@ TEST(E11Value, ZeroSizeDims) {
   EXPECT_EQ(res->outputShape, (SmallVector<int64_t, 8>{2, 3}));
   EXPECT_EQ(res->iterationCount(), 0u);
   EXPECT_EQ(res->outputElementCount(), 6u);
+}
+
+TEST(E11Value, CountsSaturate) {
+  // 2^40 x 2^40 overflows 64 bits: the count saturates instead of wrapping,
+  // and a zero size makes the count 0 however large the others are.
+  int64_t big = int64_t(1) << 40;
+  auto huge = resolveEinsum("ij->ij", {{big, big}});
+  ASSERT_TRUE(!!huge);
+  EXPECT_EQ(huge->iterationCount(), std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(huge->outputElementCount(), std::numeric_limits<uint64_t>::max());
+  auto four = resolveEinsum("i,j,k,l->", {{65536}, {65536}, {65536}, {65537}});
+  ASSERT_TRUE(!!four);
+  EXPECT_EQ(four->iterationCount(), std::numeric_limits<uint64_t>::max());
+  auto empty = resolveEinsum("i,j,ijk->", {{big}, {big}, {big, big, 0}});
+  ASSERT_TRUE(!!empty);
+  EXPECT_EQ(empty->iterationCount(), 0u);
 }
 
 TEST(E11Value, LoopDimsAndRoles) {

@@ -9,6 +9,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
@@ -97,12 +98,20 @@ bool EinsumResolution::isIdentity() const {
   return true;
 }
 
+/// The product of `sizes`, saturated at UINT64_MAX (0 when a size is 0,
+/// however large the others are), or std::nullopt when a size is dynamic.
 static std::optional<uint64_t> productOf(llvm::ArrayRef<int64_t> sizes) {
+  if (llvm::is_contained(sizes, kDynamicSize))
+    return std::nullopt;
+  if (llvm::is_contained(sizes, 0))
+    return 0;
   uint64_t product = 1;
   for (int64_t size : sizes) {
-    if (size == kDynamicSize)
-      return std::nullopt;
-    product *= static_cast<uint64_t>(size);
+    bool overflow = false;
+    product = llvm::SaturatingMultiply(product, static_cast<uint64_t>(size),
+                                       &overflow);
+    if (overflow)
+      return std::numeric_limits<uint64_t>::max();
   }
   return product;
 }
@@ -176,7 +185,9 @@ llvm::Expected<EinsumEquation> EinsumEquation::parse(StringRef equation) {
   for (size_t i = 0, e = equation.size(); i < e; ++i) {
     char c = equation[i];
     unsigned column = i + 1;
-    if (llvm::isSpace(c))
+    // E2: the space character only; tabs, newlines and other white space
+    // are invalid characters, as in torch.
+    if (c == ' ')
       continue;
     if (c == ',') {
       if (inOutput)
@@ -402,6 +413,11 @@ EinsumEquation::resolve(llvm::ArrayRef<SmallVector<int64_t>> shapes) const {
                                      "than the operand's rank {4}{5}",
                                      i, text, labels, labels == 1 ? "" : "s",
                                      rank, at(term.column))
+                           .str());
+    if (rank > kMaxRank)
+      return makeError(llvm::formatv("operand {0}: rank {1} is more than the "
+                                     "{2} dimensions an operand may have",
+                                     i, rank, kMaxRank)
                            .str());
     for (int64_t size : shapes[i])
       if (size < 0 && size != kDynamicSize)

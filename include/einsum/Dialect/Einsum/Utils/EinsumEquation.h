@@ -41,6 +41,11 @@ constexpr int64_t kDynamicSize = std::numeric_limits<int64_t>::min();
 /// is also the numbering of torch's sublist format.
 constexpr int kNumLabels = 52;
 
+/// The largest rank of an operand (E4): torch and numpy 2 stop at 64
+/// dimensions too. It bounds the work of every step, which is linear in the
+/// rank or, for the path search over loop dimensions, in 52 + kMaxRank.
+constexpr unsigned kMaxRank = 64;
+
 /// The element of a term that stands for an ellipsis.
 constexpr int kEllipsis = -1;
 
@@ -127,9 +132,11 @@ struct EinsumResolution {
   /// no diagonal, no broadcast, no sum, output axes in operand order.
   bool isIdentity() const;
   /// The number of points of the iteration space (the product of all loop
-  /// sizes), or std::nullopt when a size is dynamic.
+  /// sizes, saturated at UINT64_MAX), or std::nullopt when a size is
+  /// dynamic.
   std::optional<uint64_t> iterationCount() const;
-  /// The number of output elements, or std::nullopt when dynamic.
+  /// The number of output elements (saturated), or std::nullopt when
+  /// dynamic.
   std::optional<uint64_t> outputElementCount() const;
 };
 
