@@ -149,7 +149,7 @@ tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op, StrategyAttr strategy,
     FailureOr<linalg::GenericOp> interchanged =
         linalg::interchangeGenericOp(rewriter, op, order);
     if (failed(interchanged))
-      return op.emitError("einsum-vectorize: cannot interchange the loops");
+      return failure();
     op = *interchanged;
   }
 
@@ -178,7 +178,7 @@ tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op, StrategyAttr strategy,
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     auto tiled = tileOp(op, cacheTiles, /*registerTile=*/false);
     if (failed(tiled))
-      return op.emitError("einsum-vectorize: cache tiling failed");
+      return failure();
     op = tiled->first;
     SmallVector<scf::ForOp> partialLoops;
     unsigned loopIndex = 0;
@@ -239,7 +239,7 @@ tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op, StrategyAttr strategy,
     if (llvm::any_of(registerTiles, [](int64_t size) { return size != 0; })) {
       auto tiled = tileOp(op, registerTiles, /*registerTile=*/true);
       if (failed(tiled))
-        return op.emitError("einsum-vectorize: register tiling failed");
+        return failure();
       op = tiled->first;
       unsigned loopIndex = 0;
       for (int64_t size : registerTiles) {
@@ -272,7 +272,7 @@ static FailureOr<linalg::GenericOp> makeStatic(RewriterBase &rewriter,
       [](int64_t size) -> int64_t { return ShapedType::isDynamic(size); });
   auto tiled = tile(rewriter, op, unitTiles);
   if (failed(tiled) || tiled->first.hasDynamicShape())
-    return op.emitError("einsum-vectorize: cannot split a partial tile");
+    return failure();
   return tiled->first;
 }
 
@@ -311,8 +311,7 @@ static LogicalResult vectorizeStaticOp(RewriterBase &rewriter,
   FailureOr<linalg::VectorizationResult> result =
       linalg::vectorize(rewriter, op);
   if (failed(result))
-    return op.emitError("einsum-vectorize: cannot vectorize the register "
-                        "tile");
+    return failure();
   rewriter.replaceOp(op, result->replacements);
   return success();
 }
@@ -341,7 +340,7 @@ vectorizeSplitReduction(RewriterBase &rewriter, linalg::GenericOp op,
   FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
       rewriter, cast<TilingInterface>(op.getOperation()), options);
   if (failed(result) || result->loops.size() != 1)
-    return op.emitError("einsum-vectorize: cannot split the reduction");
+    return failure();
   rewriter.replaceOp(op, result->replacements);
 
   SmallVector<linalg::LinalgOp> pieces;
@@ -362,17 +361,21 @@ vectorizeSplitReduction(RewriterBase &rewriter, linalg::GenericOp op,
     forOp.getBody()->walk(
         [&](linalg::GenericOp tiled) { pieces.push_back(tiled); });
   }
+  // Pieces that cannot be vectorized stay linalg ops (loops).
+  LogicalResult all = success();
   for (linalg::LinalgOp piece : pieces) {
     if (auto generic = dyn_cast<linalg::GenericOp>(piece.getOperation())) {
       FailureOr<linalg::GenericOp> staticOp = makeStatic(rewriter, generic);
-      if (failed(staticOp))
-        return failure();
+      if (failed(staticOp)) {
+        all = failure();
+        continue;
+      }
       piece = *staticOp;
     }
     if (failed(vectorizeStaticOp(rewriter, piece)))
-      return failure();
+      all = failure();
   }
-  return success();
+  return all;
 }
 
 /// Splits the vector loops of a static register tile (those along which an
@@ -427,15 +430,17 @@ vectorizeRegisterTile(RewriterBase &rewriter, linalg::GenericOp op,
   FailureOr<linalg::GenericOp> staticOp = makeStatic(rewriter, op);
   if (failed(staticOp))
     return failure();
+  // Pieces that cannot be vectorized stay linalg ops (loops).
+  LogicalResult all = success();
   for (linalg::GenericOp piece : splitIntoPowersOfTwo(rewriter, *staticOp)) {
     piece = foldUnitLoops(rewriter, piece);
     if (failed(reductionLanes > 1
                    ? vectorizeSplitReduction(rewriter, piece, reductionLanes,
                                              canonicalization)
                    : vectorizeStaticOp(rewriter, piece)))
-      return failure();
+      all = failure();
   }
-  return success();
+  return all;
 }
 
 static void addCanonicalizationPatterns(MLIRContext *context,
@@ -491,14 +496,15 @@ struct EinsumVectorizePass
     if (work.empty())
       return;
 
+    // A step that cannot apply leaves correct linalg ops behind (tiled or
+    // not), which the pipeline lowers to loops: a schedule that does not fit
+    // costs speed, never the compile.
     IRRewriter rewriter(context);
     for (auto [op, strategy] : work)
-      if (failed(tileAndPeel(rewriter, op, strategy, canonicalization)))
-        return signalPassFailure();
+      (void)tileAndPeel(rewriter, op, strategy, canonicalization);
 
     // Fold the peeled tiles' sizes to constants.
-    if (failed(applyPatternsGreedily(root, canonicalization)))
-      return signalPassFailure();
+    (void)applyPatternsGreedily(root, canonicalization);
 
     SmallVector<linalg::GenericOp> tiles;
     root->walk([&](linalg::GenericOp op) {
@@ -506,8 +512,11 @@ struct EinsumVectorizePass
         tiles.push_back(op);
     });
     for (linalg::GenericOp op : tiles)
-      if (failed(vectorizeRegisterTile(rewriter, op, canonicalization)))
-        return signalPassFailure();
+      (void)vectorizeRegisterTile(rewriter, op, canonicalization);
+    root->walk([&](Operation *op) {
+      op->removeAttr(kRegisterTileMarker);
+      op->removeAttr(kCacheTileMarker);
+    });
     // The fills of the register tiles (of full tiles; those of partial ones
     // have dynamic shapes and stay loops): vectors of zeros that the
     // accumulators' first reads fold to.
@@ -519,14 +528,12 @@ struct EinsumVectorizePass
         fills.push_back(fill);
     });
     for (linalg::FillOp fill : fills)
-      if (failed(vectorizeStaticOp(rewriter, fill)))
-        return signalPassFailure();
+      (void)vectorizeStaticOp(rewriter, fill);
 
     // Multiply-reductions to vector.contract, then CSE so that the
     // accumulator's reads and writes match, then hoist them out of the
     // reduction loops (innermost first).
-    if (failed(applyPatternsGreedily(root, contraction)))
-      return signalPassFailure();
+    (void)applyPatternsGreedily(root, contraction);
     DominanceInfo dominance(root);
     eliminateCommonSubExpressions(rewriter, dominance, root);
     root->walk([&](scf::ForOp loop) {
@@ -538,8 +545,7 @@ struct EinsumVectorizePass
     // would fold the transpose of a transposed output into the accumulator's
     // layout (for `ij,jk->ki`, 32 rows of 8 lanes instead of 8 rows of 32).
     // After it, they only fold the operands' broadcasts and transposes.
-    if (failed(applyPatternsGreedily(root, transferPermutation)))
-      return signalPassFailure();
+    (void)applyPatternsGreedily(root, transferPermutation);
   }
 
 private:
