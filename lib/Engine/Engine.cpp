@@ -7,6 +7,7 @@
 #include "einsum/Engine/Engine.h"
 
 #include "einsum/Engine/CudaRuntime.h"
+#include "einsum/Engine/RuntimeErrors.h"
 #include "einsum/Engine/Workspace.h"
 
 #include "einsum/Dialect/Einsum/IR/EinsumOps.h"
@@ -33,12 +34,20 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
 #include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::einsum;
@@ -47,6 +56,86 @@ static constexpr llvm::StringLiteral kKernelName = "einsum_kernel";
 
 static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+llvm::Error mlir::einsum::makeInternalError(const llvm::Twine &message) {
+  return llvm::createStringError(
+      std::make_error_code(std::errc::state_not_recoverable),
+      "internal error: " + message);
+}
+
+bool mlir::einsum::isInternalError(const llvm::Error &err) {
+  bool result = false;
+  // Inspect without consuming: the engine's errors are StringErrors.
+  llvm::visitErrors(err, [&](const llvm::ErrorInfoBase &info) {
+    result = result ||
+             info.convertToErrorCode() ==
+                 std::make_error_code(std::errc::state_not_recoverable);
+  });
+  return result;
+}
+
+/// An equation kernel that resolved but does not compile is the compiler's
+/// fault: `err` as an internal error.
+static llvm::Error asInternal(llvm::Error err) {
+  if (!err || isInternalError(err))
+    return err;
+  return makeInternalError(llvm::toString(std::move(err)));
+}
+
+unsigned mlir::einsum::getMaxThreads() {
+  return std::max(256u, std::thread::hardware_concurrency());
+}
+
+namespace {
+/// What checkThreads() knows: the most threads started at once so far.
+struct ThreadProbe {
+  std::mutex mutex;
+  unsigned started = 1;
+};
+} // namespace
+
+/// Checks that the OpenMP runtime the kernels call can run `count` threads
+/// at once. libomp cannot report a thread it fails to create (it prints an
+/// error and aborts the process, or crashes), so a child process tries
+/// first: it runs one parallel region of `count` threads and exits. Once
+/// per process and thread count.
+static llvm::Error checkThreads(unsigned count) {
+  static ThreadProbe probe;
+  std::lock_guard<std::mutex> lock(probe.mutex);
+  if (count <= probe.started)
+    return llvm::Error::success();
+  void *library = dlopen(EINSUM_MLIR_LIB_DIR "/libomp.so", RTLD_NOW);
+  auto parallel = library ? reinterpret_cast<void (*)(void (*)(void *),
+                                                      void *, unsigned,
+                                                      unsigned)>(
+                                dlsym(library, "GOMP_parallel"))
+                          : nullptr;
+  if (!parallel)
+    return makeError("cannot load the OpenMP runtime " EINSUM_MLIR_LIB_DIR
+                     "/libomp.so");
+  pid_t child = fork();
+  if (child < 0)
+    return makeError("cannot check that " + llvm::Twine(count) +
+                     " threads can run: fork failed (" +
+                     std::strerror(errno) + ")");
+  if (child == 0) {
+    // The child: libomp's complaint is not the parent's message.
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0)
+      dup2(null, STDERR_FILENO);
+    parallel([](void *) {}, nullptr, count, 0);
+    _exit(0);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return makeError("the OpenMP runtime cannot start " + llvm::Twine(count) +
+                     " threads here (memory or thread limits); use fewer "
+                     "threads");
+  probe.started = count;
+  return llvm::Error::success();
 }
 
 static double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -73,9 +162,45 @@ static PathOptions makePathOptions(const CompileOptions &options,
       parsePathStrategy(options.pathStrategy).value_or(PathStrategy::Auto);
   path.objective =
       parsePathObjective(options.minimize).value_or(PathObjective::Flops);
-  path.memoryLimit = options.memoryLimit;
+  // No limit given: the machine's memory (an intermediate larger than it
+  // cannot be allocated anyway).
+  path.memoryLimit =
+      options.memoryLimit ? options.memoryLimit : physicalMemoryBytes();
   path.elementBytes = getByteWidth(elementType);
   return path;
+}
+
+extern "C" {
+void LLVMInitializeNVPTXTargetInfo();
+void LLVMInitializeNVPTXTarget();
+void LLVMInitializeNVPTXTargetMC();
+}
+
+/// Fails unless the NVPTX backend knows `chip` (sm_90, sm_80, ...): an
+/// unknown one would compile with a warning per kernel and fail to load.
+static llvm::Error checkChip(llvm::StringRef chip) {
+  static const bool initialized = [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    return true;
+  }();
+  (void)initialized;
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return makeError("the NVPTX backend is not available: " + error);
+  // The generic subtarget (an unknown CPU name would be warned about on
+  // stderr); its processor table holds every chip.
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(triple, "", ""));
+  if (info && info->isCPUStringValid(chip))
+    return llvm::Error::success();
+  return makeError("unknown --chip '" + chip +
+                   "' (expected an NVIDIA GPU the NVPTX backend knows, "
+                   "such as sm_80, sm_90 or sm_100)");
 }
 
 std::optional<Stage> mlir::einsum::parseStage(llvm::StringRef name) {
@@ -131,16 +256,32 @@ struct Descriptor {
 //===----------------------------------------------------------------------===//
 
 /// Calls a packed C-interface function with one memref descriptor pointer
-/// per argument.
-static void callPacked(void (*function)(void **),
-                       std::vector<Descriptor> &descriptors) {
+/// per argument. Fails with the message of a run-time check the kernel
+/// failed (its results are then poison and must not be read).
+static llvm::Error callPacked(void (*function)(void **),
+                              std::vector<Descriptor> &descriptors) {
   std::vector<void *> pointers;
   for (Descriptor &d : descriptors)
     pointers.push_back(d.fields.data());
   std::vector<void *> args;
   for (void *&p : pointers)
     args.push_back(&p);
+  runtime::takeError(); // Nothing stale from an earlier call.
   function(args.data());
+  if (std::optional<std::string> error = runtime::takeError())
+    return makeError(*error);
+  return llvm::Error::success();
+}
+
+/// "2x3xf32 and 4x5xf32": the inputs of a failed call, for its message.
+static std::string describeInputs(llvm::ArrayRef<const HostTensor *> inputs) {
+  std::string text;
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    if (i)
+      text += i + 1 == inputs.size() ? " and " : ", ";
+    text += input->getTypeString();
+  }
+  return text;
 }
 
 static llvm::Error checkArity(size_t expected, size_t given) {
@@ -233,7 +374,9 @@ llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
   } else {
     descriptors.emplace(descriptors.begin(), resultRank);
   }
-  callPacked(function, descriptors);
+  if (llvm::Error err = callPacked(function, descriptors))
+    return makeError(llvm::toString(std::move(err)) + "; the inputs were " +
+                     describeInputs(inputs));
   if (!returnsResult)
     return llvm::Error::success();
 
@@ -306,7 +449,11 @@ llvm::Error Kernel::runOnDevice(llvm::ArrayRef<const HostTensor *> inputs,
     else
       descriptors.emplace_back(deviceOutput, output.getShape(),
                                output.getStrides());
-    auto call = [&] { callPacked(function, descriptors); };
+    std::optional<std::string> callError;
+    auto call = [&] {
+      if (llvm::Error err = callPacked(function, descriptors))
+        callError = llvm::toString(std::move(err));
+    };
     if (times) {
       llvm::Expected<double> ms = cuda::timeWithEvents(call);
       if (!ms)
@@ -315,6 +462,8 @@ llvm::Error Kernel::runOnDevice(llvm::ArrayRef<const HostTensor *> inputs,
     } else {
       call();
     }
+    if (callError)
+      return makeError(*callError);
     if (llvm::Error err = cuda::takeError())
       return err;
     if (returnsResult) {
@@ -415,13 +564,34 @@ llvm::Error Kernel::runOnBuffers(llvm::ArrayRef<const void *> inputs,
                              getRowMajorStrides(inputShapes[i]));
   }
   descriptors.emplace_back(output, outputShape, getRowMajorStrides(outputShape));
-  callPacked(function, descriptors);
-  return llvm::Error::success();
+  return callPacked(function, descriptors);
 }
 
 //===----------------------------------------------------------------------===//
 // Engine
 //===----------------------------------------------------------------------===//
+
+namespace {
+/// Collects error diagnostics as one line, "FILE:LINE:COL: message"
+/// joined with "; " (the synthetic location of an equation kernel is not
+/// printed).
+struct OneLineDiagnostics : ScopedDiagnosticHandler {
+  std::string text;
+  OneLineDiagnostics(MLIRContext *context)
+      : ScopedDiagnosticHandler(context, [this](Diagnostic &diag) {
+          if (diag.getSeverity() != DiagnosticSeverity::Error)
+            return success();
+          if (!text.empty())
+            text += "; ";
+          if (auto file = dyn_cast<FileLineColLoc>(diag.getLocation()))
+            text += file.getFilename().str() + ":" +
+                    std::to_string(file.getLine()) + ":" +
+                    std::to_string(file.getColumn()) + ": ";
+          text += diag.str();
+          return success();
+        }) {}
+};
+} // namespace
 
 struct Engine::Impl {
   MLIRContext context;
@@ -474,26 +644,17 @@ Engine::Impl::runPipeline(ModuleOp module,
                           llvm::function_ref<void(OpPassManager &)> build) {
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    // File locations (module mode) are printed; the synthetic location of
-    // an equation kernel is not.
-    auto where = [](Location loc) {
-      std::string s;
-      if (auto file = dyn_cast<FileLineColLoc>(loc))
-        s = (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
-             ":" + std::to_string(file.getColumn()) + ": ");
-      return s;
-    };
-    if (diag.getSeverity() == DiagnosticSeverity::Error)
-      os << where(diag.getLocation()) << diag.str() << "\n";
-    return success();
-  });
+  OneLineDiagnostics handler(&context);
   PassManager pm(&context, ModuleOp::getOperationName());
+  // The tools' -mlir-timing, -mlir-print-ir-after-all, ... (a no-op where
+  // they are not registered: the C API and Python).
+  (void)applyPassManagerCLOptions(pm); // Fails where not registered.
+  applyDefaultTimingPassManagerCLOptions(pm);
   build(pm);
   if (failed(pm.run(module)))
     return makeError("compilation failed" +
-                     (diagnostics.empty() ? std::string()
-                                          : ":\n" + diagnostics));
+                     (handler.text.empty() ? std::string()
+                                           : ": " + handler.text));
   return llvm::Error::success();
 }
 
@@ -501,21 +662,19 @@ llvm::Error Engine::Impl::lower(ModuleOp module, Stage stage,
                                 const CompileOptions &options) {
   bool gpu = options.target == "cuda";
   bool gpuScheduleOnCPU = options.target == "gpu-schedule-on-cpu";
-  if (!gpu && !gpuScheduleOnCPU && options.target != "cpu")
-    return makeError("unknown target '" + options.target +
-                     "' (expected cpu, cuda or gpu-schedule-on-cpu)");
-  if (stage == Stage::PTX && !gpu)
-    return makeError("--emit=ptx needs the cuda target");
   if (stage == Stage::Einsum)
     return llvm::Error::success();
   EinsumToLLVMPipelineOptions pipelineOptions;
   pipelineOptions.expandBF16 = options.expandBF16;
   pipelineOptions.numThreads = options.threads;
   pipelineOptions.pathStrategy = options.pathStrategy;
-  pipelineOptions.memoryLimit = options.memoryLimit;
+  pipelineOptions.memoryLimit =
+      options.memoryLimit ? options.memoryLimit : physicalMemoryBytes();
   pipelineOptions.minimize = options.minimize;
   pipelineOptions.vectorize = options.vectorize;
   pipelineOptions.vectorBits = options.vectorBits;
+  // Failed run-time checks come back as the kernel call's error.
+  pipelineOptions.returnOnError = true;
   if (stage == Stage::Linalg)
     return runPipeline(module, [&](OpPassManager &pm) {
       buildEinsumToLinalgPipeline(pm, pipelineOptions);
@@ -523,6 +682,7 @@ llvm::Error Engine::Impl::lower(ModuleOp module, Stage stage,
   if (gpu || gpuScheduleOnCPU) {
     EinsumToNVVMPipelineOptions gpuOptions;
     gpuOptions.copyPathOptions(pipelineOptions);
+    gpuOptions.returnOnError = true;
     gpuOptions.chip = options.chip;
     gpuOptions.features = options.features;
     gpuOptions.format = stage == Stage::PTX ? "isa" : options.gpuFormat;
@@ -543,12 +703,27 @@ llvm::Expected<std::string> Engine::Impl::print(ModuleOp module, Stage stage) {
   std::string text;
   llvm::raw_string_ostream os(text);
   if (stage == Stage::PTX) {
-    // Each gpu.binary holds one kernel module's PTX.
+    // Each gpu.binary holds one kernel module's PTX; they are printed as one
+    // module (one .version/.target/.address_size header; the kernels have
+    // distinct names), which ptxas assembles as it is.
+    bool first = true;
     module.walk([&](gpu::BinaryOp binary) {
-      for (Attribute attr : binary.getObjects())
-        if (auto object = dyn_cast<gpu::ObjectAttr>(attr))
-          os << "// gpu.binary @" << binary.getSymName() << "\n"
-             << object.getObject().getValue();
+      for (Attribute attr : binary.getObjects()) {
+        auto object = dyn_cast<gpu::ObjectAttr>(attr);
+        if (!object)
+          continue;
+        llvm::StringRef ptx = object.getObject().getValue();
+        if (!first) {
+          size_t header = ptx.find(".address_size");
+          if (header != llvm::StringRef::npos)
+            ptx = ptx.drop_front(header).drop_until(
+                [](char c) { return c == '\n'; });
+        }
+        os << (first ? "" : "\n") << "// gpu.binary @" << binary.getSymName()
+           << "\n"
+           << ptx;
+        first = false;
+      }
     });
     return text;
   }
@@ -590,6 +765,31 @@ llvm::Error Engine::Impl::jit(ModuleOp module, Kernel &kernel,
   if (options.threads > 1 && options.target == "cpu")
     runtimeLibs.push_back(EINSUM_MLIR_LIB_DIR "/libomp.so");
   engineOptions.sharedLibPaths = runtimeLibs;
+  // A function declared but defined nowhere would fail in the JIT with a
+  // message of its own on stderr: refused here, by name.
+  llvm::SmallVector<std::pair<llvm::StringRef, void *>> known;
+  for (auto table : {cuda::getRuntimeSymbols(), workspace::getRuntimeSymbols(),
+                     runtime::getRuntimeSymbols()})
+    llvm::append_range(known, table);
+  for (LLVM::LLVMFuncOp func : module.getOps<LLVM::LLVMFuncOp>()) {
+    if (!func.isExternal())
+      continue;
+    llvm::StringRef symbol = func.getSymName();
+    if (llvm::any_of(known, [&](auto &entry) { return entry.first == symbol; }))
+      continue;
+    std::string cSymbol = symbol.str();
+    bool found = dlsym(RTLD_DEFAULT, cSymbol.c_str());
+    for (llvm::StringRef path : runtimeLibs) {
+      if (found)
+        break;
+      if (void *library = dlopen(path.str().c_str(), RTLD_LAZY | RTLD_LOCAL))
+        found = dlsym(library, cSymbol.c_str());
+    }
+    if (!found)
+      return makeError("the module calls @" + symbol +
+                       ", which is declared but defined nowhere (not in the "
+                       "module, the runtime or its libraries)");
+  }
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
   auto engine = ExecutionEngine::create(module, engineOptions,
@@ -598,10 +798,13 @@ llvm::Error Engine::Impl::jit(ModuleOp module, Kernel &kernel,
     return engine.takeError();
   (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
-    for (auto [symbol, address] :
-         gpu ? cuda::getRuntimeSymbols() : workspace::getRuntimeSymbols())
-      symbols[interner(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                                   llvm::JITSymbolFlags::Exported};
+    for (auto table : {gpu ? cuda::getRuntimeSymbols()
+                           : workspace::getRuntimeSymbols(),
+                       runtime::getRuntimeSymbols()})
+      for (auto [symbol, address] : table)
+        symbols[interner(symbol)] = {
+            llvm::orc::ExecutorAddr::fromPtr(address),
+            llvm::JITSymbolFlags::Exported};
     return symbols;
   });
   kernel.onDevice = gpu;
@@ -654,23 +857,21 @@ llvm::Expected<OwningOpRef<ModuleOp>> Engine::Impl::buildEquationModule(
   materialize.setWritable(true);
   func::ReturnOp::create(b, loc);
   if (failed(verify(*module)))
-    return makeError("internal error: the kernel module does not verify");
+    return makeInternalError("the kernel module does not verify");
   return std::move(module);
 }
 
 llvm::Expected<OwningOpRef<ModuleOp>>
 Engine::Impl::parseModule(llvm::StringRef source, llvm::StringRef name,
                           llvm::StringRef entry, func::FuncOp &function) {
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, name), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, os);
+  OneLineDiagnostics handler(&context);
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module)
-    return makeError(llvm::StringRef(diagnostics).rtrim());
+    return makeError(handler.text);
 
   function = module->lookupSymbol<func::FuncOp>(entry);
   if (!function || function.isExternal()) {
@@ -703,6 +904,28 @@ Engine::Impl::parseModule(llvm::StringRef source, llvm::StringRef name,
   return std::move(module);
 }
 
+/// Options that no kernel can be compiled or run with, and stages a target
+/// cannot print.
+static llvm::Error checkOptions(const CompileOptions &options,
+                                std::optional<Stage> stage = std::nullopt) {
+  bool gpu = options.target == "cuda";
+  bool gpuScheduleOnCPU = options.target == "gpu-schedule-on-cpu";
+  if (!gpu && !gpuScheduleOnCPU && options.target != "cpu")
+    return makeError("unknown target '" + options.target +
+                     "' (expected cpu, cuda or gpu-schedule-on-cpu)");
+  if (stage == Stage::PTX && !gpu)
+    return makeError("--emit=ptx needs the cuda target");
+  if (gpu || gpuScheduleOnCPU)
+    if (llvm::Error err = checkChip(options.chip))
+      return err;
+  if (options.threads == 0 || options.threads > getMaxThreads())
+    return makeError("a kernel runs on 1 to " + llvm::Twine(getMaxThreads()) +
+                     " threads, not " + llvm::Twine(options.threads));
+  if (options.threads > 1 && options.target == "cpu")
+    return checkThreads(options.threads);
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::shared_ptr<Kernel>>
 Engine::compile(llvm::StringRef equation,
                 llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
@@ -722,6 +945,8 @@ Engine::compile(llvm::StringRef equation,
   }
 
   auto start = std::chrono::steady_clock::now();
+  if (llvm::Error err = checkOptions(options))
+    return std::move(err);
   EinsumResolution resolution;
   auto module =
       impl->buildEquationModule(equation, shapes, elementType, resolution);
@@ -738,11 +963,12 @@ Engine::compile(llvm::StringRef equation,
       return found.takeError();
     path = std::move(*found);
   }
+  // The equation resolved: a failure from here on is the compiler's.
   if (llvm::Error err = impl->lower(**module, Stage::LLVMDialect, options))
-    return std::move(err);
+    return asInternal(std::move(err));
   std::shared_ptr<Kernel> kernel(new Kernel());
   if (llvm::Error err = impl->jit(**module, *kernel, kKernelName, options))
-    return std::move(err);
+    return asInternal(std::move(err));
   for (const llvm::SmallVector<int64_t> &shape : shapes) {
     kernel->inputShapes.push_back(shape);
     kernel->inputTypes.push_back(elementType);
@@ -780,13 +1006,15 @@ Engine::emit(llvm::StringRef equation,
              ElementType elementType, Stage stage,
              const CompileOptions &options) {
   std::lock_guard<std::mutex> lock(impl->mutex);
+  if (llvm::Error err = checkOptions(options, stage))
+    return std::move(err);
   EinsumResolution resolution;
   auto module =
       impl->buildEquationModule(equation, shapes, elementType, resolution);
   if (!module)
     return module.takeError();
   if (llvm::Error err = impl->lower(**module, stage, options))
-    return std::move(err);
+    return asInternal(std::move(err));
   return impl->print(**module, stage);
 }
 
@@ -795,6 +1023,8 @@ Engine::compileModule(llvm::StringRef source, llvm::StringRef name,
                       llvm::StringRef entry, const CompileOptions &options) {
   std::lock_guard<std::mutex> lock(impl->mutex);
   auto start = std::chrono::steady_clock::now();
+  if (llvm::Error err = checkOptions(options))
+    return std::move(err);
   func::FuncOp function;
   auto module = impl->parseModule(source, name, entry, function);
   if (!module)
@@ -847,6 +1077,8 @@ Engine::emitModule(llvm::StringRef source, llvm::StringRef name,
                    llvm::StringRef entry, Stage stage,
                    const CompileOptions &options) {
   std::lock_guard<std::mutex> lock(impl->mutex);
+  if (llvm::Error err = checkOptions(options, stage))
+    return std::move(err);
   func::FuncOp function;
   auto module = impl->parseModule(source, name, entry, function);
   if (!module)

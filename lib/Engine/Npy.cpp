@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
@@ -259,7 +260,16 @@ llvm::Expected<HostTensor> mlir::einsum::parseNpy(StringRef bytes,
   return std::move(tensor);
 }
 
-llvm::Expected<HostTensor> mlir::einsum::readNpy(StringRef path) {
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+mlir::einsum::readRegularFile(StringRef path) {
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status))
+    return llvm::createStringError(ec, path + ": cannot read the file: " +
+                                           ec.message());
+  if (status.type() != llvm::sys::fs::file_type::regular_file)
+    return llvm::createStringError(
+        std::make_error_code(std::errc::invalid_argument),
+        path + ": cannot read the file: not a regular file");
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
@@ -267,10 +277,73 @@ llvm::Expected<HostTensor> mlir::einsum::readNpy(StringRef path) {
     return llvm::createStringError(file.getError(),
                                    path + ": cannot read the file: " +
                                        file.getError().message());
+  return std::move(*file);
+}
+
+llvm::Error mlir::einsum::writeFileAtomically(
+    StringRef path, llvm::function_ref<void(llvm::raw_ostream &)> write) {
+  auto fail = [&](std::error_code ec) {
+    return llvm::createStringError(ec, path + ": cannot write the file: " +
+                                           ec.message());
+  };
+  auto writeAll = [&](int fd) -> std::error_code {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    write(os);
+    os.close();
+    std::error_code ec = os.error();
+    os.clear_error();
+    return ec;
+  };
+
+  // Devices and pipes cannot be replaced: written directly.
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) &&
+      status.type() != llvm::sys::fs::file_type::regular_file &&
+      status.type() != llvm::sys::fs::file_type::file_not_found) {
+    if (status.type() == llvm::sys::fs::file_type::directory_file)
+      return fail(std::make_error_code(std::errc::is_a_directory));
+    int fd;
+    if (std::error_code ec = llvm::sys::fs::openFileForWrite(
+            path, fd, llvm::sys::fs::CD_OpenExisting))
+      return fail(ec);
+    if (std::error_code ec = writeAll(fd))
+      return fail(ec);
+    return llvm::Error::success();
+  }
+
+  llvm::SmallString<256> directory(path);
+  llvm::sys::path::remove_filename(directory);
+  if (directory.empty())
+    directory = ".";
+  llvm::SmallString<256> model(directory);
+  llvm::sys::path::append(model, "." + llvm::sys::path::filename(path) +
+                                     ".tmp-%%%%%%%%");
+  llvm::SmallString<256> temporary;
+  int fd;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueFile(model, fd, temporary))
+    return fail(ec);
+  if (std::error_code ec = writeAll(fd)) {
+    llvm::sys::fs::remove(temporary);
+    return fail(ec);
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temporary, path)) {
+    llvm::sys::fs::remove(temporary);
+    return fail(ec);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<HostTensor> mlir::einsum::readNpy(StringRef path) {
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file =
+      readRegularFile(path);
+  if (!file)
+    return file.takeError();
   return parseNpy((*file)->getBuffer(), path);
 }
 
-std::string mlir::einsum::serializeNpy(const HostTensor &tensor) {
+/// The .npy (version 1.0) header of `tensor`: the data follows it.
+static std::string npyHeader(const HostTensor &tensor) {
   std::string dict = "{'descr': '" + descrOfElementType(tensor.getElementType()).str() +
                      "', 'fortran_order': False, 'shape': (";
   for (auto [i, d] : llvm::enumerate(tensor.getShape())) {
@@ -290,22 +363,18 @@ std::string mlir::einsum::serializeNpy(const HostTensor &tensor) {
   out += '\x00';
   out += static_cast<char>(dict.size() & 0xff);
   out += static_cast<char>((dict.size() >> 8) & 0xff);
-  out += dict;
+  return out + dict;
+}
+
+std::string mlir::einsum::serializeNpy(const HostTensor &tensor) {
+  std::string out = npyHeader(tensor);
   out.append(static_cast<const char *>(tensor.data()), tensor.getNumBytes());
   return out;
 }
 
 llvm::Error mlir::einsum::writeNpy(StringRef path, const HostTensor &tensor) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return llvm::createStringError(ec, path + ": cannot write the file: " +
-                                           ec.message());
-  os << serializeNpy(tensor);
-  os.close();
-  if (os.has_error())
-    return llvm::createStringError(os.error(),
-                                   path + ": write failed: " +
-                                       os.error().message());
-  return llvm::Error::success();
+  return writeFileAtomically(path, [&](llvm::raw_ostream &os) {
+    os << npyHeader(tensor);
+    os.write(static_cast<const char *>(tensor.data()), tensor.getNumBytes());
+  });
 }

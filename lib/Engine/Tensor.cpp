@@ -202,7 +202,7 @@ static void *allocateBuffer(uint64_t bytes) {
   return p;
 }
 
-static uint64_t physicalMemoryBytes() {
+uint64_t mlir::einsum::physicalMemoryBytes() {
   long pages = sysconf(_SC_PHYS_PAGES);
   long pageSize = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || pageSize <= 0)

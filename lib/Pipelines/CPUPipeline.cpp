@@ -28,13 +28,16 @@ using namespace mlir;
 using namespace mlir::einsum;
 
 void mlir::einsum::buildEinsumToLinalgPipeline(
-    OpPassManager &pm, const EinsumToLLVMPipelineOptions &options) {
+    OpPassManager &pm, const EinsumToLLVMPipelineOptions &options,
+    bool expandDynamicBroadcasts) {
   EinsumOptimizePathPassOptions pathOptions;
   pathOptions.strategy = options.pathStrategy;
   pathOptions.memoryLimit = options.memoryLimit;
   pathOptions.minimize = options.minimize;
   pm.addPass(createEinsumOptimizePathPass(pathOptions));
-  pm.addPass(createConvertEinsumToLinalgPass());
+  ConvertEinsumToLinalgPassOptions conversionOptions;
+  conversionOptions.expandDynamicBroadcasts = expandDynamicBroadcasts;
+  pm.addPass(createConvertEinsumToLinalgPass(conversionOptions));
   // The path's f32 casts of f16/bf16 tensors.
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
@@ -81,6 +84,9 @@ void mlir::einsum::buildEinsumBufferizePipeline(OpPassManager &pm,
     return;
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // A failed allocation stops the kernel with a message rather than letting
+  // it write through a null pointer.
+  pm.addPass(createEinsumCheckAllocationsPass());
 }
 
 void mlir::einsum::buildEinsumLowerToLLVMPipeline(
@@ -116,6 +122,8 @@ void mlir::einsum::buildEinsumLowerToLLVMPipeline(
   memrefOptions.useGenericFunctions = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
   pm.addPass(createSCFToControlFlowPass());
+  if (options.returnOnError)
+    pm.addPass(createEinsumLowerRuntimeChecksPass());
   // After scf-to-cf: n-D vectors carried by loops (the register tiles) become
   // LLVM arrays of 1-D vectors in block arguments. Contractions lower through
   // outer products to FMAs, transposes through 16x16 shuffles.
@@ -150,7 +158,9 @@ void mlir::einsum::registerEinsumPipelines() {
       "einsum-to-linalg-pipeline",
       "Split N-ary einsums along a contraction path and lower einsum.contract "
       "to linalg on tensors",
-      buildEinsumToLinalgPipeline);
+      [](OpPassManager &pm, const EinsumToLLVMPipelineOptions &options) {
+        buildEinsumToLinalgPipeline(pm, options);
+      });
   PassPipelineRegistration<>(
       "einsum-bufferize-pipeline",
       "Bufferize in place (one-shot, identity layouts) and deallocate",

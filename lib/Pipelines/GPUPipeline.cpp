@@ -80,6 +80,8 @@ void mlir::einsum::buildEinsumLowerToNVVMPipeline(
       VectorTransferToSCFOptions().enableFullUnroll(true)));
   pm.addNestedPass<gpu::GPUModuleOp>(createEinsumLowerVectorsPass());
   pm.addPass(createSCFToControlFlowPass());
+  if (options.returnOnError)
+    pm.addPass(createEinsumLowerRuntimeChecksPass());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -121,6 +123,7 @@ void mlir::einsum::buildEinsumGpuScheduleOnCPUPipeline(
     OpPassManager &pm, const EinsumToNVVMPipelineOptions &options) {
   EinsumToLLVMPipelineOptions cpuOptions;
   cpuOptions.copyPathOptions(options);
+  cpuOptions.returnOnError = options.returnOnError;
   buildEinsumToLinalgPipeline(pm, cpuOptions);
   buildEinsumGpuSchedulePipeline(pm, options, /*workgroupMemory=*/false);
   buildEinsumBufferizePipeline(pm);
@@ -132,7 +135,9 @@ void mlir::einsum::buildEinsumToNVVMPipeline(
     OpPassManager &pm, const EinsumToNVVMPipelineOptions &options) {
   EinsumToLLVMPipelineOptions linalgOptions;
   linalgOptions.copyPathOptions(options);
-  buildEinsumToLinalgPipeline(pm, linalgOptions);
+  // The host code maps its buffers to device memory only at its top level.
+  buildEinsumToLinalgPipeline(pm, linalgOptions,
+                              /*expandDynamicBroadcasts=*/false);
   buildEinsumGpuSchedulePipeline(pm, options);
   buildEinsumGpuBufferizePipeline(pm);
   buildEinsumLowerToNVVMPipeline(pm, options);

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/TransformOps/GPUTransformOps.h"
@@ -100,6 +101,17 @@ static gpu::LaunchOp createLaunch(RewriterBase &rewriter, Operation *before,
                                       threads, one, one, /*dynamicSmem=*/
                                       nullptr, /*asyncToken=*/nullptr,
                                       /*asyncDependencies=*/{}, workgroup);
+  // Each kernel gets a name (and a module) of its own, <function>_kernel_N,
+  // so that the kernels of one function can be printed as one PTX module.
+  if (auto func = launch->getParentOfType<func::FuncOp>()) {
+    unsigned index = 0;
+    func.walk([&](gpu::LaunchOp other) { index += other != launch; });
+    auto name = FlatSymbolRefAttr::get(
+        rewriter.getContext(),
+        (func.getSymName() + "_kernel_" + llvm::Twine(index)).str());
+    launch.setFunctionAttr(name);
+    launch.setModuleAttr(name);
+  }
   rewriter.setInsertionPointToEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(rewriter, loc);
   return launch;
@@ -381,12 +393,20 @@ static void mapHostMemory(RewriterBase &rewriter, func::FuncOp func) {
 
 /// Ops the host may run on device buffers: launches, the gpu memory ops,
 /// views and pure computations of indices.
-static LogicalResult verifyHostCode(func::FuncOp func) {
-  for (Operation &op : func.getBody().front()) {
+static LogicalResult verifyHostCode(Block &block) {
+  for (Operation &op : block) {
     if (isa<gpu::LaunchOp, gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp,
-            func::ReturnOp, memref::CastOp>(op) ||
+            func::ReturnOp, memref::CastOp, cf::AssertOp, scf::YieldOp>(op) ||
         isa<ViewLikeOpInterface>(op) || isMemoryEffectFree(&op))
       continue;
+    // Host control flow (run-time broadcasts of dynamic sizes) around host
+    // code.
+    if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+      for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
+        if (!region->empty() && failed(verifyHostCode(region->front())))
+          return failure();
+      continue;
+    }
     return op.emitError("einsum-gpu-map: '")
            << op.getName() << "' cannot run on the host: its buffers live in "
            << "GPU memory";
@@ -425,7 +445,7 @@ struct EinsumGpuMapPass
         wrapInSingleThreadLaunch(rewriter, &op);
     }
     mapHostMemory(rewriter, func);
-    if (failed(verifyHostCode(func)))
+    if (failed(verifyHostCode(func.getBody().front())))
       return signalPassFailure();
   }
 };

@@ -819,8 +819,10 @@ struct EinsumSelectStrategyPass
         generics.push_back(op);
     });
     for (linalg::GenericOp op : generics) {
+      // Run-time broadcasts are rare: a loop nest is enough for them and
+      // costs no compile time.
       if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-          op.getNumLoops() == 0)
+          op.getNumLoops() == 0 || op->hasAttr(kRuntimeBroadcastAttrName))
         continue;
       Type elementType = getElementTypeOrSelf(op.getDpsInits()[0].getType());
       if (!elementType.isIntOrFloat())

@@ -184,8 +184,15 @@ func.func @tc(%a: tensor<48x48x48x48xf32>, %b: tensor<48x48x48x48xf32>) -> tenso
 
 // -----
 
-// Dynamic sizes are assumed large.
+// Dynamic sizes are assumed large. The copies that expand a size-1 broadcast
+// decided at run time get no schedule.
 // CHECK-LABEL: func.func @dynamic
+// CHECK: linalg.generic
+// CHECK-NOT: einsum.strategy
+// CHECK-SAME: einsum.runtime_broadcast
+// CHECK: linalg.generic
+// CHECK-NOT: einsum.strategy
+// CHECK-SAME: einsum.runtime_broadcast
 // CHECK: linalg.generic
 // CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [256, 256, 128], register = [8, 1, 32]>
 func.func @dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {

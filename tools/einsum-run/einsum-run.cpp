@@ -10,9 +10,9 @@
 //
 // An input is @FILE.npy, SHAPExTYPE (deterministic random data from --seed),
 // SHAPExTYPE=@FILE.npy (the file must have that type) or SHAPExTYPE=iota
-// (0, 1, 2, ... in row-major order). Every error is one line on stderr and
-// exit status 1 (2 where --target=cuda finds no CUDA driver or device);
-// nothing is written then.
+// (0, 1, 2, ... in row-major order). Every error is one line on stderr, with
+// an exit status that says what failed (see kExitStatusHelp); no output file
+// is written or replaced then.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +20,11 @@
 #include "einsum/Engine/Engine.h"
 #include "einsum/Engine/Npy.h"
 #include "einsum/Engine/Reference.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -54,8 +59,12 @@ static cl::list<std::string>
                        "SHAPExTYPE=@FILE.npy or SHAPExTYPE=iota"),
               cl::value_desc("SPEC"), cl::cat(category));
 static cl::opt<std::string>
-    outputOpt("output", cl::desc("Write the result to this .npy file"),
-              cl::value_desc("FILE.npy"), cl::init(""), cl::cat(category));
+    outputOpt("output",
+              cl::desc("Write the result to this .npy file (@FILE.npy, as "
+                       "iree-run-module writes it, or FILE.npy) instead of "
+                       "printing it; a failed run leaves an existing file "
+                       "as it was"),
+              cl::value_desc("@FILE.npy"), cl::init(""), cl::cat(category));
 static cl::opt<std::string>
     entryOpt("entry", cl::desc("Function of the .mlir file to run"),
              cl::value_desc("NAME"), cl::init("main"), cl::cat(category));
@@ -78,7 +87,9 @@ static cl::opt<unsigned>
 static cl::opt<std::string>
     explainOpt("explain",
                cl::desc("Print the contraction path: --explain or "
-                        "--explain=text, --explain=json"),
+                        "--explain=text, --explain=json (stdout then holds "
+                        "the JSON report only; the other lines go to "
+                        "stderr)"),
                cl::value_desc("FORMAT"), cl::ValueOptional, cl::init(""),
                cl::cat(category));
 static cl::opt<std::string>
@@ -126,23 +137,56 @@ static cl::opt<uint64_t> seedOpt("seed",
                                  cl::init(0), cl::cat(category));
 
 namespace {
-/// One line on stderr, exit status 1.
-[[noreturn]] void fail(const llvm::Twine &message) {
-  llvm::errs() << "einsum-run: error: " << message << "\n";
-  std::exit(1);
+/// Exit statuses, as --help documents them.
+enum ExitStatus : int {
+  kExitBadInput = 1,
+  kExitNoDevice = 2,
+  kExitCheckFailed = 3,
+  kExitInternal = 4,
+};
+
+constexpr const char *kExitStatusHelp =
+    "Exit status: 0 success; 1 bad input (command line, files, equation, "
+    "shapes, sizes at run time, memory); 2 --target=cuda found no CUDA "
+    "driver or device; 3 --check found a mismatch; 4 internal error (a valid "
+    "einsum that failed to compile: please report it).\n";
+
+/// Exits with `status` after flushing stdout: a result that could not be
+/// written (a full disk, a closed stdout) is an error of its own.
+[[noreturn]] void exitWith(int status) {
+  llvm::raw_fd_ostream &out = llvm::outs();
+  out.flush();
+  if (out.has_error()) {
+    std::error_code ec = out.error();
+    out.clear_error();
+    if (status == 0) {
+      llvm::errs() << "einsum-run: error: cannot write to standard output: "
+                   << ec.message() << "\n";
+      status = kExitBadInput;
+    }
+  }
+  std::exit(status);
 }
 
-/// No CUDA driver or device: one line on stderr, exit status 2 (nothing is
-/// wrong with the command line).
+/// One line on stderr, then exit.
+[[noreturn]] void fail(const llvm::Twine &message,
+                       int status = kExitBadInput) {
+  llvm::errs() << "einsum-run: error: " << message << "\n";
+  exitWith(status);
+}
+
+/// Fails on `err` with the exit status of its kind: no CUDA driver or
+/// device (nothing is wrong with the command line), an internal error, or
+/// bad input.
 void failOn(llvm::Error err, llvm::StringRef prefix = "") {
   if (!err)
     return;
-  if (cuda::isNoDeviceError(err)) {
-    llvm::errs() << "einsum-run: error: " << llvm::toString(std::move(err))
-                 << "\n";
-    std::exit(2);
-  }
-  fail(prefix + llvm::toString(std::move(err)));
+  int status = cuda::isNoDeviceError(err) ? kExitNoDevice
+               : isInternalError(err)     ? kExitInternal
+                                          : kExitBadInput;
+  fail((status == kExitNoDevice ? "" : prefix) +
+           llvm::toString(std::move(err)),
+       status);
 }
 
 template <typename T>
@@ -235,6 +279,12 @@ void printArray(llvm::raw_ostream &os, const HostTensor &t) {
     os << formatElement(t, 0) << "\n";
     return;
   }
+  // Like numpy, an empty array prints as [] whatever its shape (a 2^40 x 0
+  // result is not 2^40 lines of []).
+  if (t.getNumElements() == 0) {
+    os << "[]\n";
+    return;
+  }
   llvm::SmallVector<int64_t> strides = t.getStrides();
   // Like numpy, summarize large arrays: 3 items at each end of every axis.
   bool summarize = t.getNumElements() > 1000;
@@ -299,9 +349,10 @@ static unsigned takeThreadsFlag(int &argc, char **argv) {
       argv[out++] = argv[i];
       continue;
     }
-    if (value.getAsInteger(10, threads) || threads == 0 || threads > 1024)
-      fail("--threads needs a number of threads from 1 to 1024, not '" +
-           value + "'");
+    if (value.getAsInteger(10, threads) || threads == 0 ||
+        threads > getMaxThreads())
+      fail("--threads needs a number of threads from 1 to " +
+           llvm::Twine(getMaxThreads()) + ", not '" + value + "'");
   }
   argc = out;
   argv[argc] = nullptr;
@@ -311,6 +362,12 @@ static unsigned takeThreadsFlag(int &argc, char **argv) {
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   unsigned threadsFlag = takeThreadsFlag(argc, argv);
+  // einsum-opt's -mlir-timing, -mlir-print-ir-after-all, ... apply to the
+  // pipelines einsum-run runs.
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -319,7 +376,13 @@ int main(int argc, char **argv) {
       "  einsum-run --equation='bij,bjk->bik' --input=@a.npy "
       "--input=3x5x4xf32 --output=c.npy\n"
       "  einsum-run kernels.mlir --entry=NAME --input=...\n\n"
-      "  --threads=N runs the kernel on N threads (default: all cores).\n");
+      "  --threads=N runs the kernel on N threads (default: all cores; at "
+      "most " +
+          std::to_string(getMaxThreads()) +
+          ").\n  The MLIR pass manager options of einsum-opt "
+          "(--mlir-timing, --mlir-print-ir-after-all, ...) apply to its "
+          "pipelines.\n\n" +
+          kExitStatusHelp);
 
   bool moduleMode = !inputFile.empty();
   if (moduleMode == (equationOpt.getNumOccurrences() > 0))
@@ -337,6 +400,15 @@ int main(int argc, char **argv) {
          "' (expected text or json)");
   if (explainGiven && moduleMode)
     fail("--explain needs --equation");
+  // With --explain=json, stdout holds the JSON report only.
+  bool explainJson = explainGiven && explainOpt == "json";
+  llvm::raw_ostream &out = explainJson ? llvm::errs() : llvm::outs();
+  // iree-run-module's --output=@FILE.npy, or a plain FILE.npy.
+  std::string outputPath = outputOpt;
+  if (llvm::StringRef(outputPath).starts_with("@"))
+    outputPath.erase(0, 1);
+  if (outputOpt.getNumOccurrences() && outputPath.empty())
+    fail("--output needs a file name (--output=@FILE.npy)");
   std::optional<Stage> stage;
   if (!emitOpt.empty()) {
     stage = parseStage(emitOpt);
@@ -395,9 +467,13 @@ int main(int argc, char **argv) {
     constexpr uint64_t kMaxReferencePoints = uint64_t(1) << 33;
     uint64_t points = resolution->iterationCount().value_or(0);
     if (checkOpt && points > kMaxReferencePoints)
-      fail(llvm::formatv("--check would walk {0} points with the reference "
-                         "evaluator (at most {1}); check smaller shapes",
-                         points, kMaxReferencePoints));
+      fail(llvm::formatv(
+          "--check would walk {0} points with the reference evaluator (at "
+          "most {1}); check smaller shapes",
+          points == std::numeric_limits<uint64_t>::max()
+              ? std::string("more than 2^64")
+              : std::to_string(points),
+          kMaxReferencePoints));
     ElementType type = inputs.front().getElementType();
     for (auto [i, input] : llvm::enumerate(inputs))
       if (input.getElementType() != type)
@@ -408,25 +484,23 @@ int main(int argc, char **argv) {
     if (explainGiven) {
       ContractionPath path =
           check(engine.explain(equationOpt, shapes, type, options), "einsum: ");
-      llvm::outs() << (explainOpt == "json" ? path.getJSON(equationOpt)
-                                            : path.getReport(equationOpt));
+      llvm::outs() << (explainJson ? path.getJSON(equationOpt)
+                                   : path.getReport(equationOpt));
     }
     if (stage) {
-      llvm::outs() << check(engine.emit(equationOpt, shapes, type, *stage,
-                                        options));
-      return 0;
+      out << check(engine.emit(equationOpt, shapes, type, *stage, options));
+      exitWith(0);
     }
     kernel = check(engine.compile(equationOpt, shapes, type, options));
   } else {
-    auto file = llvm::MemoryBuffer::getFile(inputFile);
-    if (!file)
-      fail(inputFile + ": cannot read the file: " + file.getError().message());
+    std::unique_ptr<llvm::MemoryBuffer> file =
+        check(readRegularFile(inputFile));
     if (stage) {
-      llvm::outs() << check(engine.emitModule((*file)->getBuffer(), inputFile,
-                                              entryOpt, *stage, options));
-      return 0;
+      out << check(engine.emitModule(file->getBuffer(), inputFile, entryOpt,
+                                     *stage, options));
+      exitWith(0);
     }
-    kernel = check(engine.compileModule((*file)->getBuffer(), inputFile,
+    kernel = check(engine.compileModule(file->getBuffer(), inputFile,
                                         entryOpt, options));
     for (auto [i, spec] : llvm::enumerate(specs))
       inputs.push_back(materialize(spec, i, seedOpt));
@@ -470,8 +544,8 @@ int main(int argc, char **argv) {
     ReferenceResult reference = evaluateReference(*resolution, operands);
     Comparison cmp = compareWithReference(output, reference);
     if (!cmp.ok)
-      fail("check failed: " + cmp.message);
-    llvm::outs() << llvm::formatv("check: OK, max abs error {0:e}, "
+      fail("check failed: " + cmp.message, kExitCheckFailed);
+    out << llvm::formatv("check: OK, max abs error {0:e}, "
                                   "{1:f2} of the tolerance\n",
                                   cmp.maxAbsError, cmp.maxErrorRatio);
   }
@@ -485,7 +559,7 @@ int main(int argc, char **argv) {
     std::sort(times.begin(), times.end());
     double median = times[times.size() / 2];
     double best = times.front();
-    llvm::outs() << llvm::formatv(
+    out << llvm::formatv(
         "benchmark: compile {0:f1} ms, median {1:f4} ms, min {2:f4} ms, "
         "{3:f2} GFLOP/s (median), {4:f2} GFLOP/s (min), {5} runs{6}\n",
         kernel->getCompileSeconds() * 1e3, median * 1e3, best * 1e3,
@@ -493,9 +567,9 @@ int main(int argc, char **argv) {
         times.size(), targetOpt == "cuda" ? " (CUDA events)" : "");
   }
 
-  if (!outputOpt.empty())
-    failOn(writeNpy(outputOpt, output));
+  if (!outputPath.empty())
+    failOn(writeNpy(outputPath, output));
   else if (!benchmarkOpt)
-    printArray(llvm::outs(), output);
-  return 0;
+    printArray(out, output);
+  exitWith(0);
 }

@@ -26,8 +26,19 @@ def ConvertEinsumToLinalgPass : Pass<"convert-einsum-to-linalg"> {
       dimensions in between, which lets LLVM vectorize the untiled loop nest.
 
     f16 and bf16 operands are extended to f32 in the body, accumulated in an
-    f32 tensor and truncated by a second, elementwise generic. Dynamic output
-    sizes are taken from an operand with `tensor.dim`.
+    f32 tensor and truncated by a second, elementwise generic.
+
+    Dynamic sizes are checked at run time as the verifier checks static ones:
+    a `cf.assert` per repeated label within an operand (equal sizes, E5) and
+    per pair of operands that share a label (equal, or one of them 1: E6,
+    E7), placed at the start of the function when every operand is one of its
+    arguments. A loop's size is the operands' size that is not 1 (or 1); an
+    operand axis of dynamic size that is 1 at run time where its loop is not
+    is expanded to the loop's size (an `scf.if` around a broadcasting
+    `linalg.generic`), since no indexing map can express a broadcast decided
+    at run time. With `expand-dynamic-broadcasts=false` (targets whose host
+    code cannot allocate conditionally: CUDA), such a broadcast fails a
+    run-time check instead, with a message that says so.
 
     Input invariant: verified `einsum.contract` ops. Output IR: `linalg`,
     `tensor` and `arith` ops on tensors; no einsum op is left.
@@ -44,9 +55,17 @@ def ConvertEinsumToLinalgPass : Pass<"convert-einsum-to-linalg"> {
         iterator_types = ["parallel", "reduction", "parallel"]} ...
     ```
   }];
+  let options = [
+    Option<"expandDynamicBroadcasts", "expand-dynamic-broadcasts", "bool",
+           /*default=*/"true",
+           "Expand an operand axis of dynamic size that is 1 at run time where "
+           "its loop is not (false: fail a run-time check)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }

@@ -41,6 +41,11 @@ class ExecutionEngine;
 class ModuleOp;
 namespace einsum {
 
+/// The most threads a kernel may run on: 256, or the machine's hardware
+/// threads where it has more. More threads than cores only cost memory
+/// (each OpenMP thread has a stack of its own).
+unsigned getMaxThreads();
+
 /// What changes a kernel's code.
 struct CompileOptions {
   /// "cpu"; "cuda" (einsum-to-nvvm-pipeline, run through the CUDA driver on
@@ -69,6 +74,12 @@ struct CompileOptions {
   /// A string that differs whenever the options differ.
   std::string getCacheKey() const;
 };
+
+/// An error that is the compiler's fault rather than the input's: an equation
+/// that resolved against its shapes but failed to compile or to be JIT
+/// compiled. Tools report it with an exit status of its own.
+llvm::Error makeInternalError(const llvm::Twine &message);
+bool isInternalError(const llvm::Error &err);
 
 /// The stages whose IR can be printed; PTX: the kernels' PTX (cuda target).
 enum class Stage { Einsum, Linalg, LLVMDialect, LLVMIR, PTX };

@@ -17,17 +17,40 @@
 
 #include "einsum/Engine/Tensor.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <memory>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
 
 namespace mlir {
 namespace einsum {
+
+/// Reads a regular file whole. Anything else (a device such as /dev/zero, a
+/// FIFO, a directory) is refused before it is opened: it may never end, or
+/// block. Errors name the file.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readRegularFile(llvm::StringRef path);
+
+/// Writes what `write` streams to `path` so that a failure leaves no partial
+/// file and an existing file untouched: into a temporary file in the same
+/// directory, renamed over `path` once every write succeeded. A `path` that
+/// exists and is not a regular file (/dev/stdout, a FIFO) is written
+/// directly. Every write is checked; errors name the file.
+llvm::Error
+writeFileAtomically(llvm::StringRef path,
+                    llvm::function_ref<void(llvm::raw_ostream &)> write);
 
 /// Reads an .npy file; errors name the file and what is wrong.
 llvm::Expected<HostTensor> readNpy(llvm::StringRef path);
 /// Parses .npy bytes (`name` is used in error messages).
 llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
                                     llvm::StringRef name);
-/// Writes a C-order .npy (version 1.0) file.
+/// Writes a C-order .npy (version 1.0) file (with writeFileAtomically).
 llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor);
 /// The bytes of a C-order .npy (version 1.0) file.
 std::string serializeNpy(const HostTensor &tensor);

@@ -55,6 +55,10 @@ std::string formatTensorType(llvm::ArrayRef<int64_t> shape, ElementType type);
 std::optional<uint64_t> getDenseByteSize(ElementType type,
                                          llvm::ArrayRef<int64_t> shape);
 
+/// The machine's physical memory in bytes (UINT64_MAX when unknown): the
+/// largest tensor, and the default memory limit of a contraction path.
+uint64_t physicalMemoryBytes();
+
 /// Row-major strides, in elements, of a dense tensor of `shape`.
 llvm::SmallVector<int64_t> getRowMajorStrides(llvm::ArrayRef<int64_t> shape);
 

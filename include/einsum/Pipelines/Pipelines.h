@@ -80,12 +80,23 @@ struct EinsumToLLVMPipelineOptions
       llvm::cl::desc("Vector register width the schedules are chosen for "
                      "(0: the host's)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> returnOnError{
+      *this, "return-on-error",
+      llvm::cl::desc("Lower failed run-time checks (sizes that do not fit "
+                     "the equation, failed allocations) to a call of "
+                     "einsum_runtime_error and a return from the kernel, as "
+                     "the engine expects (false: print and abort, as "
+                     "upstream convert-cf-to-llvm does)"),
+      llvm::cl::init(false)};
 };
 
 /// einsum.contract -> linalg.generic on tensors, canonicalized; einsums of
-/// three or more operands are split along a contraction path first.
+/// three or more operands are split along a contraction path first. Without
+/// `expandDynamicBroadcasts` (the CUDA host code), a dynamic size-1
+/// broadcast fails a run-time check instead of being expanded.
 void buildEinsumToLinalgPipeline(OpPassManager &pm,
-                                 const EinsumToLLVMPipelineOptions &options);
+                                 const EinsumToLLVMPipelineOptions &options,
+                                 bool expandDynamicBroadcasts = true);
 /// One-shot bufferization (function boundaries included, identity layouts),
 /// empty-tensor elimination for in-place results, and (with `deallocate`)
 /// deallocation.
@@ -130,6 +141,14 @@ struct EinsumToNVVMPipelineOptions
       *this, "thread-tile",
       llvm::cl::desc("Register tile of a thread in a contraction: M, N "
                      "(default 8,8)")};
+  PassOptions::Option<bool> returnOnError{
+      *this, "return-on-error",
+      llvm::cl::desc("Lower failed run-time checks (sizes that do not fit "
+                     "the equation, failed allocations) to a call of "
+                     "einsum_runtime_error and a return from the kernel, as "
+                     "the engine expects (false: print and abort, as "
+                     "upstream convert-cf-to-llvm does)"),
+      llvm::cl::init(false)};
 };
 
 /// Tiles the linalg ops on tensors for GPU blocks, threads and registers

@@ -129,8 +129,11 @@ def EinsumVectorizePass : Pass<"einsum-vectorize"> {
        tile stays in registers.
 
     The attribute is removed from the ops it was applied to. Ops without it
-    are left alone. The CPU pipeline then bufferizes and lowers the vectors
-    (contractions through outer products to FMAs).
+    are left alone. A step that cannot apply (a tile that upstream cannot
+    vectorize, a split that fails) is not an error: what is left are
+    correct linalg ops, tiled or not, which the pipeline lowers to loops.
+    The CPU pipeline then bufferizes and lowers the vectors (contractions
+    through outer products to FMAs).
   }];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
@@ -259,6 +262,64 @@ def EinsumLowerVectorsPass : Pass<"einsum-lower-vectors"> {
     "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::vector::VectorDialect",
+  ];
+}
+
+def EinsumCheckAllocationsPass : Pass<"einsum-check-allocations"> {
+  let summary = "Assert that every heap allocation succeeded";
+  let description = [{
+    Adds, after every `memref.alloc`, a `cf.assert` that its aligned pointer
+    is not null, with a message that gives the bytes asked for (the static
+    size, or "a run-time size"), so that a kernel whose allocation fails
+    stops with that message instead of writing through a null pointer.
+    (The aligned pointer of a failed allocation is null too: the lowering
+    rounds a null base up to 0.) Allocations of zero-size buffers are not
+    checked.
+
+    Input invariant: bufferized code (memrefs). Output IR: the same, plus
+    `memref.extract_aligned_pointer_as_index`, `arith.cmpi` and `cf.assert`
+    after each allocation. `einsum-lower-runtime-checks` (or upstream
+    `convert-cf-to-llvm`, which aborts) lowers the assertions.
+
+    ```mlir
+    %m = memref.alloc() {alignment = 64 : i64} : memref<1024x1024xf32>
+    %p = memref.extract_aligned_pointer_as_index %m : memref<1024x1024xf32> -> index
+    %ok = arith.cmpi ne, %p, %c0 : index
+    cf.assert %ok, "einsum: cannot allocate 4194304 bytes (memref<1024x1024xf32>)"
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def EinsumLowerRuntimeChecksPass
+    : Pass<"einsum-lower-runtime-checks", "::mlir::ModuleOp"> {
+  let summary = "Lower failed assertions to an error returned to the caller";
+  let description = [{
+    Rewrites every `cf.assert` that sits in the region of a `func.func`
+    itself (not inside another op's region, such as an OpenMP loop) into a
+    conditional branch to a block that calls
+    `einsum_runtime_error(message)` and returns from the function (poison
+    results, which the caller must not use). The engine binds
+    `einsum_runtime_error` to a function that records the message for the
+    calling thread and turns it into the kernel call's error, so that a
+    kernel whose sizes do not fit at run time, or whose allocation fails,
+    reports a clear error instead of aborting the process. Assertions in
+    nested regions are left to `convert-cf-to-llvm` (which aborts with the
+    message).
+
+    Input invariant: structured control flow already lowered to `cf`
+    (after `convert-scf-to-cf`); memrefs may already be LLVM structs. Output
+    IR: `cf.cond_br`, `llvm.call` of the external `einsum_runtime_error`,
+    `llvm.mlir.global` message strings, `ub.poison` and `func.return`.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::ub::UBDialect",
   ];
 }
 

@@ -19,9 +19,13 @@
 #include "einsum/Dialect/Einsum/IR/EinsumOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace mlir {
 namespace einsum {
@@ -60,10 +64,243 @@ static bool isLowPrecisionFloat(Type type) {
   return type.isF16() || type.isBF16();
 }
 
+
+/// A description of `dim` for diagnostics: "label 'j'" or "ellipsis
+/// dimension 0".
+static std::string describe(const EinsumLoopDim &dim) {
+  if (dim.isEllipsis())
+    return "ellipsis dimension " + std::to_string(dim.ellipsisIndex);
+  return std::string("label '") + labelToChar(dim.label) + "'";
+}
+
+/// " (EQUATION at FILE:LINE:COL)" for run-time check messages.
+static std::string describeOp(ContractOp op) {
+  std::string where = " ('" + op.getEquation().str() + "'";
+  if (auto file = dyn_cast<FileLineColLoc>(op.getLoc()))
+    where += " at " + file.getFilename().str() + ":" +
+             std::to_string(file.getLine()) + ":" +
+             std::to_string(file.getColumn());
+  return where + ")";
+}
+
+/// Where the run-time checks of `op` go: the start of the function when every
+/// operand is an argument of it (the checks then run before anything else,
+/// so that no memory is touched with sizes that do not fit), else the op.
+static void setCheckInsertionPoint(OpBuilder &builder, ContractOp op,
+                                   ValueRange inputs) {
+  Block *entry = nullptr;
+  if (auto func = op->getParentOfType<FunctionOpInterface>())
+    if (!func.getFunctionBody().empty())
+      entry = &func.getFunctionBody().front();
+  bool allArguments = entry && llvm::all_of(inputs, [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == entry;
+  });
+  if (allArguments)
+    builder.setInsertionPointToStart(entry);
+  else
+    builder.setInsertionPoint(op);
+}
+
+/// The size of every loop dimension as a value (null where it is static),
+/// after `cf.assert`s that the dynamic operand sizes fit the equation at run
+/// time as the verifier checks static ones: the axes of a repeated label
+/// within an operand are equal (E5), and the sizes of a label in different
+/// operands are equal or 1 (E6, E7). A loop's size is the size that is not
+/// 1, or 1.
+static SmallVector<Value> checkDynamicSizes(OpBuilder &builder, ContractOp op,
+                                            const EinsumResolution &res,
+                                            ValueRange inputs) {
+  SmallVector<Value> loopSizes(res.numDims());
+  bool anyDynamic = llvm::any_of(inputs, [](Value v) {
+    return !cast<RankedTensorType>(v.getType()).hasStaticShape();
+  });
+  if (!anyDynamic)
+    return loopSizes;
+  OpBuilder::InsertionGuard guard(builder);
+  setCheckInsertionPoint(builder, op, inputs);
+  Location loc = op.getLoc();
+  std::string where = describeOp(op);
+  auto sizeOf = [&](unsigned i, unsigned axis) -> Value {
+    auto type = cast<RankedTensorType>(inputs[i].getType());
+    if (!type.isDynamicDim(axis))
+      return arith::ConstantIndexOp::create(builder, loc, type.getDimSize(axis));
+    return tensor::DimOp::create(builder, loc, inputs[i], axis);
+  };
+  auto isDynamic = [&](unsigned i, unsigned axis) {
+    return cast<RankedTensorType>(inputs[i].getType()).isDynamicDim(axis);
+  };
+  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+  auto equal = [&](Value a, Value b) {
+    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, a, b)
+        .getResult();
+  };
+
+  for (auto [d, dim] : llvm::enumerate(res.dims)) {
+    // One size per operand that carries the dimension (broadcast axes are
+    // static 1 and carry nothing), after its diagonal check.
+    SmallVector<std::pair<unsigned, Value>> carriers;
+    bool dynamic = false;
+    for (auto [i, map] : llvm::enumerate(res.operands)) {
+      std::optional<unsigned> first;
+      for (auto [axis, axisDim] : llvm::enumerate(map.dims)) {
+        if (axisDim != d || map.broadcast[axis])
+          continue;
+        if (!first) {
+          first = axis;
+          continue;
+        }
+        if (!isDynamic(i, *first) && !isDynamic(i, axis))
+          continue;
+        cf::AssertOp::create(
+            builder, loc, equal(sizeOf(i, *first), sizeOf(i, axis)),
+            "einsum: operand " + std::to_string(i) + ": " + describe(dim) +
+                " is repeated for a diagonal, but its dimensions have "
+                "different sizes at run time" +
+                where);
+      }
+      if (!first)
+        continue;
+      dynamic |= isDynamic(i, *first);
+      carriers.push_back({static_cast<unsigned>(i), sizeOf(i, *first)});
+    }
+    if (!dynamic)
+      continue;
+    // Pairwise: equal, or one of them 1.
+    for (unsigned x = 1; x < carriers.size(); ++x) {
+      for (unsigned y = 0; y < x; ++y) {
+        Value ok = arith::OrIOp::create(
+            builder, loc,
+            arith::OrIOp::create(builder, loc,
+                                 equal(carriers[x].second, one),
+                                 equal(carriers[y].second, one)),
+            equal(carriers[x].second, carriers[y].second));
+        cf::AssertOp::create(
+            builder, loc, ok,
+            "einsum: operand " + std::to_string(carriers[x].first) + ": " +
+                describe(dim) + " has a size at run time that differs from "
+                "its size in operand " + std::to_string(carriers[y].first) +
+                ", and neither is 1" + where);
+      }
+    }
+    if (!dim.isDynamic())
+      continue;
+    // One carrier sets the size; several: the one that is not 1, or 1.
+    Value size = carriers.size() == 1 ? carriers.front().second : one;
+    for (unsigned x = 0; carriers.size() > 1 && x < carriers.size(); ++x)
+      size = arith::SelectOp::create(builder, loc,
+                                     equal(carriers[x].second, one), size,
+                                     carriers[x].second);
+    loopSizes[d] = size;
+  }
+  return loopSizes;
+}
+
+/// Expands, at run time, each operand axis of dynamic size that is 1 where
+/// its loop is not (a dynamic size-1 broadcast, which no indexing map can
+/// express): the operand is copied into a tensor of the loop's size along
+/// that axis (a linalg.generic marked `einsum.runtime_broadcast`: the case
+/// is rare, and the CPU schedule leaves it a loop nest). Operands whose sizes
+/// fit are used as they are.
+static void broadcastDynamicOnes(OpBuilder &builder, ContractOp op,
+                                 const EinsumResolution &res,
+                                 ArrayRef<Value> loopSizes,
+                                 SmallVector<Value> &inputs, bool expand) {
+  Location loc = op.getLoc();
+  // Operands that carry each loop dimension (not as a static broadcast).
+  SmallVector<unsigned> carriers(res.numDims(), 0);
+  for (const EinsumOperandMap &map : res.operands) {
+    llvm::SmallBitVector seen(res.numDims());
+    for (auto [axis, d] : llvm::enumerate(map.dims))
+      if (!map.broadcast[axis] && !seen.test(d)) {
+        seen.set(d);
+        ++carriers[d];
+      }
+  }
+  for (auto [i, map] : llvm::enumerate(res.operands)) {
+    for (unsigned axis = 0; axis < map.dims.size(); ++axis) {
+      unsigned d = map.dims[axis];
+      auto type = cast<RankedTensorType>(inputs[i].getType());
+      // An operand that alone carries a dynamic loop sets its size.
+      if (map.broadcast[axis] || !type.isDynamicDim(axis) ||
+          res.dims[d].size == 1 || (res.dims[d].isDynamic() && carriers[d] < 2))
+        continue;
+      Value loopSize =
+          loopSizes[d] ? loopSizes[d]
+                       : arith::ConstantIndexOp::create(builder, loc,
+                                                        res.dims[d].size)
+                             .getResult();
+      Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+      Value size = tensor::DimOp::create(builder, loc, inputs[i], axis);
+      Value needed = arith::AndIOp::create(
+          builder, loc,
+          arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, size,
+                                one),
+          arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne,
+                                loopSize, one));
+      if (!expand) {
+        Value ok = arith::XOrIOp::create(
+            builder, loc, needed,
+            arith::ConstantIntOp::create(builder, loc, 1, 1));
+        cf::AssertOp::create(
+            builder, loc, ok,
+            "einsum: operand " + std::to_string(i) + ": " +
+                describe(res.dims[d]) +
+                " has size 1 at run time where its loop does not; this "
+                "target does not expand a broadcast decided at run time "
+                "(give the operand a static size 1)" +
+                describeOp(op));
+        continue;
+      }
+      Value source = inputs[i];
+      auto ifOp = scf::IfOp::create(
+          builder, loc, needed,
+          [&](OpBuilder &b, Location nested) {
+            SmallVector<Value> sizes;
+            for (int64_t a = 0; a < type.getRank(); ++a)
+              if (type.isDynamicDim(a))
+                sizes.push_back(static_cast<unsigned>(a) == axis
+                                    ? loopSize
+                                    : tensor::DimOp::create(b, nested, source,
+                                                            a)
+                                          .getResult());
+            Value empty = tensor::EmptyOp::create(b, nested, type.getShape(),
+                                                  type.getElementType(), sizes);
+            unsigned rank = type.getRank();
+            SmallVector<AffineExpr> exprs;
+            for (unsigned a = 0; a < rank; ++a)
+              exprs.push_back(a == axis ? b.getAffineConstantExpr(0)
+                                        : b.getAffineDimExpr(a));
+            auto copy = linalg::GenericOp::create(
+                b, nested, type, source, empty,
+                ArrayRef<AffineMap>{
+                    AffineMap::get(rank, 0, exprs, b.getContext()),
+                    b.getMultiDimIdentityMap(rank)},
+                SmallVector<utils::IteratorType>(rank,
+                                                 utils::IteratorType::parallel),
+                [](OpBuilder &bb, Location l, ValueRange args) {
+                  linalg::YieldOp::create(bb, l, args[0]);
+                });
+            // Rare: schedulers may leave it a loop nest.
+            copy->setAttr(kRuntimeBroadcastAttrName, b.getUnitAttr());
+            Value expanded = copy.getResult(0);
+            scf::YieldOp::create(b, nested, expanded);
+          },
+          [&](OpBuilder &b, Location nested) {
+            scf::YieldOp::create(b, nested, source);
+          });
+      inputs[i] = ifOp.getResult(0);
+    }
+  }
+}
+
 namespace {
 /// Lowers any `einsum.contract` to one `linalg.generic`.
 struct ContractOpToGenericPattern : OpConversionPattern<ContractOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ContractOpToGenericPattern(MLIRContext *context,
+                             bool expandDynamicBroadcasts)
+      : OpConversionPattern(context),
+        expandDynamicBroadcasts(expandDynamicBroadcasts) {}
 
   LogicalResult
   matchAndRewrite(ContractOp op, OpAdaptor adaptor,
@@ -71,36 +308,22 @@ struct ContractOpToGenericPattern : OpConversionPattern<ContractOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
     EinsumResolution res = op.getResolution();
-    ValueRange inputs = adaptor.getInputs();
     Type elementType =
         cast<RankedTensorType>(op.getResult().getType()).getElementType();
     Type accType =
         isLowPrecisionFloat(elementType) ? rewriter.getF32Type() : elementType;
 
-    // Dynamic output sizes come from an operand axis that carries the loop
-    // dimension without broadcasting.
+    // Dynamic sizes are checked at run time like static ones are by the
+    // verifier (E5-E7), and a dynamic size 1 that broadcasts is expanded.
+    SmallVector<Value> inputs(adaptor.getInputs());
+    SmallVector<Value> loopSizes =
+        checkDynamicSizes(rewriter, op, res, inputs);
+    broadcastDynamicOnes(rewriter, op, res, loopSizes, inputs,
+                         expandDynamicBroadcasts);
     SmallVector<Value> dynamicSizes;
-    for (int64_t axis = 0, e = res.numOutputDims(); axis < e; ++axis) {
-      if (res.outputShape[axis] != kDynamicSize)
-        continue;
-      Value size;
-      for (auto [i, map] : llvm::enumerate(res.operands)) {
-        for (auto [opAxis, dim] : llvm::enumerate(map.dims)) {
-          if (dim != static_cast<unsigned>(axis) || map.broadcast[opAxis] ||
-              !cast<RankedTensorType>(inputs[i].getType())
-                   .isDynamicDim(opAxis))
-            continue;
-          size = tensor::DimOp::create(rewriter, loc, inputs[i], opAxis);
-          break;
-        }
-        if (size)
-          break;
-      }
-      if (!size)
-        return rewriter.notifyMatchFailure(op, "no operand carries a dynamic "
-                                               "output dimension");
-      dynamicSizes.push_back(size);
-    }
+    for (int64_t axis = 0, e = res.numOutputDims(); axis < e; ++axis)
+      if (res.outputShape[axis] == kDynamicSize)
+        dynamicSizes.push_back(loopSizes[axis]);
 
     Value empty = tensor::EmptyOp::create(rewriter, loc, res.outputShape,
                                           accType, dynamicSizes);
@@ -184,12 +407,16 @@ struct ContractOpToGenericPattern : OpConversionPattern<ContractOp> {
     rewriter.replaceOp(op, result);
     return success();
   }
+
+private:
+  bool expandDynamicBroadcasts;
 };
 } // namespace
 
 void mlir::einsum::populateEinsumToLinalgConversionPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<ContractOpToGenericPattern>(patterns.getContext());
+    RewritePatternSet &patterns, bool expandDynamicBroadcasts) {
+  patterns.add<ContractOpToGenericPattern>(patterns.getContext(),
+                                           expandDynamicBroadcasts);
 }
 
 //===----------------------------------------------------------------------===//
@@ -199,13 +426,16 @@ void mlir::einsum::populateEinsumToLinalgConversionPatterns(
 namespace {
 struct ConvertEinsumToLinalgPass
     : einsum::impl::ConvertEinsumToLinalgPassBase<ConvertEinsumToLinalgPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.addIllegalDialect<EinsumDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(ctx);
-    populateEinsumToLinalgConversionPatterns(patterns);
+    populateEinsumToLinalgConversionPatterns(patterns,
+                                             expandDynamicBroadcasts);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

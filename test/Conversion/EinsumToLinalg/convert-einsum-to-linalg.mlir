@@ -195,15 +195,31 @@ func.func @bf16(%a: tensor<2x3xbf16>) -> tensor<3xbf16> {
 
 // -----
 
-// Dynamic output sizes come from the operands with tensor.dim.
+// Dynamic sizes: the output's come from the operands that carry them; a
+// label that two operands carry is checked at run time (equal, or one of
+// them 1: E6) at the start of the function, and an operand whose size is 1
+// where the loop's is not is expanded first.
 // CHECK-LABEL: func.func @dynamic
 // CHECK-SAME: (%[[A:.*]]: tensor<?x?xf32>, %[[B:.*]]: tensor<?x?xf32>)
-// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
-// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
-// CHECK-DAG: %[[M:.*]] = tensor.dim %[[A]], %[[C0]] : tensor<?x?xf32>
-// CHECK-DAG: %[[N:.*]] = tensor.dim %[[B]], %[[C1]] : tensor<?x?xf32>
+// CHECK-DAG: %[[M:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x?xf32>
+// CHECK-DAG: %[[N:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<?x?xf32>
+// CHECK-DAG: %[[JA:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x?xf32>
+// CHECK-DAG: %[[JB:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<?x?xf32>
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, %[[JB]], %[[JA]] : index
+// CHECK: %[[OK:.*]] = arith.ori %{{.*}}, %[[SAME]] : i1
+// CHECK: cf.assert %[[OK]], "einsum: operand 1: label 'j' has a size at run time that differs from its size in operand 0, and neither is 1 ('ij,jk->ik' at {{.*}}convert-einsum-to-linalg.mlir:[[@LINE+14]]:8)"
+// CHECK: %[[A2:.*]] = scf.if %{{.*}} -> (tensor<?x?xf32>) {
+// CHECK:   %[[EXPANDED:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[A]] : tensor<?x?xf32>)
+// CHECK-SAME: einsum.runtime_broadcast
+// CHECK:   scf.yield %[[EXPANDED]]
+// CHECK: } else {
+// CHECK:   scf.yield %[[A]]
+// CHECK: }
+// CHECK: %[[B2:.*]] = scf.if
 // CHECK: tensor.empty(%[[M]], %[[N]]) : tensor<?x?xf32>
 // CHECK: linalg.generic
+// CHECK-SAME: ins(%[[A2]], %[[B2]] :
 func.func @dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %0 = einsum.contract "ij,jk->ik"(%a, %b) : tensor<?x?xf32>, tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
@@ -211,12 +227,60 @@ func.func @dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> 
 
 // -----
 
-// A dynamic dim is not taken from an operand that broadcasts it.
+// A dynamic dim is not taken from an operand that broadcasts it statically;
+// that operand needs no check.
 // CHECK-LABEL: func.func @dynamic_with_broadcast
 // CHECK-SAME: (%[[A:.*]]: tensor<1xf32>, %[[B:.*]]: tensor<?xf32>)
+// CHECK-NOT: cf.assert
 // CHECK: %[[N:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<?xf32>
+// CHECK-NOT: cf.assert
 // CHECK: tensor.empty(%[[N]]) : tensor<?xf32>
 func.func @dynamic_with_broadcast(%a: tensor<1xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
   %0 = einsum.contract "i,i->i"(%a, %b) : tensor<1xf32>, tensor<?xf32>
   return %0 : tensor<?xf32>
+}
+
+// -----
+
+// A static size in one operand: the dynamic one must equal it or be 1.
+// CHECK-LABEL: func.func @dynamic_against_static
+// CHECK-SAME: (%[[A:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<?xf32>)
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[NB:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<?xf32>
+// CHECK: arith.cmpi eq, %[[NB]], %[[C4]] : index
+// CHECK: cf.assert
+// CHECK: scf.if
+// CHECK: tensor.empty() : tensor<4xf32>
+func.func @dynamic_against_static(%a: tensor<4xf32>, %b: tensor<?xf32>) -> tensor<4xf32> {
+  %0 = einsum.contract "i,i->i"(%a, %b) : tensor<4xf32>, tensor<?xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A repeated label of dynamic sizes (E5): equal at run time.
+// CHECK-LABEL: func.func @dynamic_diagonal
+// CHECK-SAME: (%[[A:.*]]: tensor<?x?xf32>)
+// CHECK-DAG: %[[D0:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x?xf32>
+// CHECK-DAG: %[[D1:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x?xf32>
+// CHECK: %[[EQ:.*]] = arith.cmpi eq, %[[D0]], %[[D1]] : index
+// CHECK: cf.assert %[[EQ]], "einsum: operand 0: label 'i' is repeated for a diagonal, but its dimensions have different sizes at run time
+// CHECK-NOT: scf.if
+// CHECK: tensor.empty(%{{.*}}) : tensor<?xf32>
+func.func @dynamic_diagonal(%a: tensor<?x?xf32>) -> tensor<?xf32> {
+  %0 = einsum.contract "ii->i"(%a) : tensor<?x?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// The checks of an einsum of intermediate results sit at the einsum.
+// CHECK-LABEL: func.func @dynamic_intermediate
+// CHECK: linalg.generic
+// CHECK: cf.assert {{.*}}label 'k'
+// CHECK: linalg.generic
+func.func @dynamic_intermediate(%a: tensor<?x?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = einsum.contract "ij->j"(%a) : tensor<?x?xf32>
+  %1 = einsum.contract "k,k->k"(%0, %b) : tensor<?xf32>, tensor<?xf32>
+  return %1 : tensor<?xf32>
 }

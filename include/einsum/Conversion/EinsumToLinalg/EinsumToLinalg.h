@@ -17,7 +17,10 @@ namespace einsum {
 #include "einsum/Conversion/Passes.h.inc"
 
 /// Adds the patterns that lower `einsum.contract` to `linalg.generic`.
-void populateEinsumToLinalgConversionPatterns(RewritePatternSet &patterns);
+/// Without `expandDynamicBroadcasts`, a dynamic size 1 that broadcasts at
+/// run time fails a run-time check instead of being expanded.
+void populateEinsumToLinalgConversionPatterns(
+    RewritePatternSet &patterns, bool expandDynamicBroadcasts = true);
 
 } // namespace einsum
 } // namespace mlir

@@ -26,6 +26,12 @@ void EinsumDialect::initialize() {
 LogicalResult EinsumDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
+  if (name == kRuntimeBroadcastAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<linalg::LinalgOp>(op))
+      return op->emitError() << "'" << name
+                             << "' must be a unit attribute of a linalg op";
+    return success();
+  }
   if (name != StrategyAttr::getAttrName())
     return op->emitError() << "unknown einsum attribute '" << name << "'";
   auto strategy = dyn_cast<StrategyAttr>(attr.getValue());

@@ -84,6 +84,13 @@ using Set = uint64_t;
 constexpr unsigned kMaxDims = 64;
 /// Connected subsets the dp strategy enumerates before it gives up.
 constexpr size_t kMaxDPSubsets = 1 << 16;
+/// Work a dynamic-programming search does before it gives up (about 0.2 s
+/// here), counted per pair of subsets examined: 1 for a pair that overlaps,
+/// the number of tensors for one that is costed. `optimal` is exhaustive,
+/// about 3^n pairs for n tensors, so it completes up to about 12 of them
+/// and gives way to `dp` beyond (opt_einsum also bounds its optimal
+/// search).
+constexpr uint64_t kMaxSearchWork = uint64_t(1) << 23;
 
 class Problem {
 public:
@@ -191,7 +198,11 @@ unsigned Problem::addStep(SmallVector<unsigned, 2> inputs, Mask result,
     bytes *= isFull ? size[d] : 1;
   }
   step.flops = flops;
-  step.bytes = static_cast<uint64_t>(bytes);
+  // Saturated: sizes whose product exceeds 64 bits (an empty path through
+  // huge dims) are reported as the largest count.
+  step.bytes = bytes >= 18446744073709551615.0
+                   ? std::numeric_limits<uint64_t>::max()
+                   : static_cast<uint64_t>(bytes);
   path.steps.push_back(std::move(step));
   terms.push_back(resultTerm);
   return terms.size() - 1;
@@ -289,9 +300,12 @@ struct DPEntry {
 /// Dynamic programming over subsets; with `connectedOnly`, only subsets
 /// whose two halves share a dim (no outer products). Returns std::nullopt
 /// when the full set cannot be formed (limit, disconnected) or when more
-/// than `maxSubsets` subsets would be needed.
+/// than `maxSubsets` subsets or kMaxSearchWork would be needed
+/// (`gaveUp` is set then).
 std::optional<Merges> searchDP(const Problem &p, bool connectedOnly,
-                               size_t maxSubsets) {
+                               size_t maxSubsets, bool &gaveUp) {
+  gaveUp = false;
+  uint64_t pairs = 0;
   unsigned n = p.numLeaves();
   llvm::DenseMap<Set, DPEntry> best;
   SmallVector<SmallVector<Set>> bySize(n + 1);
@@ -303,6 +317,13 @@ std::optional<Merges> searchDP(const Problem &p, bool connectedOnly,
     for (unsigned i = 1; i <= k / 2; ++i) {
       for (Set a : bySize[i]) {
         for (Set b : bySize[k - i]) {
+          // Work: a pair that overlaps costs a test; one that is costed,
+          // a walk over the leaves.
+          pairs += (a & b) ? 1 : n;
+          if (pairs > kMaxSearchWork) {
+            gaveUp = true;
+            return std::nullopt;
+          }
           if ((a & b) || (i == k - i && a > b))
             continue;
           if (connectedOnly && !(p.dimsOf(a) & p.dimsOf(b)))
@@ -320,8 +341,10 @@ std::optional<Merges> searchDP(const Problem &p, bool connectedOnly,
           if (it == best.end()) {
             best[s] = DPEntry{flops, peak, a};
             bySize[k].push_back(s);
-            if (best.size() > maxSubsets)
+            if (best.size() > maxSubsets) {
+              gaveUp = true;
               return std::nullopt;
+            }
           } else if (p.better(flops, peak, it->second.flops,
                               it->second.peak)) {
             it->second = DPEntry{flops, peak, a};
@@ -402,23 +425,36 @@ std::optional<Merges> searchLeftToRight(const Problem &p) {
   return merges;
 }
 
-/// Runs `strategy` (resolving auto); sets `used` to what ran.
+/// Runs `strategy` (resolving auto); sets `used` to what ran and `note` to
+/// why, where a search gave up and another ran.
 std::optional<Merges> search(const Problem &p, PathStrategy strategy,
-                             PathStrategy &used) {
+                             PathStrategy &used, std::string &note) {
   unsigned n = p.numLeaves();
   if (strategy == PathStrategy::Auto)
     strategy = n <= 8    ? PathStrategy::Optimal
                : n <= 20 ? PathStrategy::DP
                          : PathStrategy::Greedy;
   used = strategy;
+  bool gaveUp = false;
   switch (strategy) {
   case PathStrategy::Optimal:
-    return searchDP(p, /*connectedOnly=*/false, ~size_t(0));
+    if (auto merges = searchDP(p, /*connectedOnly=*/false, ~size_t(0), gaveUp))
+      return merges;
+    if (!gaveUp)
+      return std::nullopt; // The memory limit: no search does better.
+    note = "optimal gave up at its work limit (" + std::to_string(n) +
+           " tensors)";
+    [[fallthrough]];
   case PathStrategy::DP:
-    if (auto merges = searchDP(p, /*connectedOnly=*/true, kMaxDPSubsets))
+    used = PathStrategy::DP;
+    if (auto merges =
+            searchDP(p, /*connectedOnly=*/true, kMaxDPSubsets, gaveUp))
       return merges;
     // Disconnected (outer products), too many subsets, or the limit: the
     // greedy search handles all three.
+    if (gaveUp)
+      note += std::string(note.empty() ? "" : "; ") +
+              "dp gave up at its work limit";
     used = PathStrategy::Greedy;
     return searchGreedy(p);
   case PathStrategy::Greedy:
@@ -440,6 +476,29 @@ mlir::einsum::findContractionPath(const EinsumResolution &res,
     return std::move(err);
   if (res.operands.empty())
     return makeError("an einsum has at least one operand");
+
+  // An empty iteration space (a dim of size 0): the result is zeros, and
+  // no step may materialize an intermediate of the other, possibly huge,
+  // dims (i,j,ijk-> with k = 0 would otherwise sum k out of ijk first).
+  // The whole einsum is one step that computes nothing.
+  if (res.iterationCount() == std::optional<uint64_t>(0)) {
+    ContractionPath path;
+    path.strategy = options.strategy;
+    path.searchNote = "the iteration space is empty: one step, no search";
+    PathStep step;
+    for (unsigned i = 0; i < res.operands.size(); ++i) {
+      step.inputs.push_back(i);
+      step.equation += (i ? "," : "") + p.terms[i];
+    }
+    step.equation += "->" + p.termOf(p.outputMask);
+    step.shape.assign(res.outputShape.begin(), res.outputShape.end());
+    uint64_t elements = res.outputElementCount().value_or(0);
+    bool overflow = false;
+    step.bytes = llvm::SaturatingMultiply<uint64_t>(
+        elements, options.elementBytes, &overflow);
+    path.steps.push_back(std::move(step));
+    return path;
+  }
 
   ContractionPath path = p.prefix;
   double naive = res.operands.size();
@@ -480,7 +539,8 @@ mlir::einsum::findContractionPath(const EinsumResolution &res,
                 p.sizeOf(p.leafDims[0], p.leafFull[0]), path);
     path.strategy = options.strategy;
   } else {
-    std::optional<Merges> merges = search(p, options.strategy, path.strategy);
+    std::optional<Merges> merges =
+        search(p, options.strategy, path.strategy, path.searchNote);
     if (!merges)
       return limitError(path.strategy);
     llvm::DenseMap<Set, unsigned> tensorOf;
@@ -565,7 +625,10 @@ std::string ContractionPath::getReport(StringRef equation) const {
   std::string out;
   llvm::raw_string_ostream os(out);
   os << "einsum path for '" << equation << "', strategy "
-     << getName(strategy) << ":\n";
+     << getName(strategy);
+  if (!searchNote.empty())
+    os << " (" << searchNote << ")";
+  os << ":\n";
   for (auto [i, step] : llvm::enumerate(steps)) {
     std::string inputs;
     for (auto [k, t] : llvm::enumerate(step.inputs))
@@ -596,7 +659,8 @@ std::string ContractionPath::getJSON(StringRef equation) const {
     return q + "\"";
   };
   os << "{\"equation\": " << quote(equation) << ", \"strategy\": "
-     << quote(getName(strategy)) << ", \"naive_flops\": "
+     << quote(getName(strategy)) << ", \"search_note\": " << quote(searchNote)
+     << ", \"naive_flops\": "
      << formatCount(naiveFlops) << ", \"optimized_flops\": "
      << formatCount(optimizedFlops) << ", \"speedup\": "
      << llvm::formatv("{0:f4}",

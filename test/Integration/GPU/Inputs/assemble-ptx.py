@@ -1,10 +1,11 @@
-"""Assembles every kernel module of `einsum-run --emit=ptx` with ptxas.
+"""Assembles the output of `einsum-run --emit=ptx` with ptxas, as it is.
 
 Usage: assemble-ptx.py PTXAS ARCH < kernels.ptx
 
-The modules are separated by the `// gpu.binary @NAME` lines that
-einsum-run prints. Prints one line per module and exits with status 1 when
-ptxas rejects one (its diagnostics are printed).
+einsum-run prints one PTX module (the kernels of every `gpu.binary`, under
+one header), which must assemble whole. Prints one line per kernel with its
+register count, and exits with status 1 when ptxas rejects the module (its
+diagnostics are printed).
 """
 
 import os
@@ -17,28 +18,30 @@ import tempfile
 def main():
     ptxas, arch = sys.argv[1], sys.argv[2]
     text = sys.stdin.read()
-    parts = re.split(r"^// gpu\.binary @(\S+)\n", text, flags=re.M)
-    modules = list(zip(parts[1::2], parts[2::2]))
-    if not modules:
-        print("no kernel modules in the input")
+    if ".entry" not in text:
+        print("no kernels in the input")
         return 1
-    failed = False
     with tempfile.TemporaryDirectory() as tmp:
-        for name, ptx in modules:
-            path = os.path.join(tmp, name + ".ptx")
-            with open(path, "w") as f:
-                f.write(ptx)
-            result = subprocess.run(
-                [ptxas, "-arch=" + arch, "-v", path, "-o", os.devnull],
-                capture_output=True, text=True)
-            if result.returncode != 0:
-                failed = True
-                print("ptxas rejected @%s:\n%s" % (name, result.stderr))
-                continue
-            registers = re.search(r"Used (\d+) registers", result.stderr)
-            print("assembled @%s (%s registers)" %
-                  (name, registers.group(1) if registers else "?"))
-    return 1 if failed else 0
+        path = os.path.join(tmp, "kernels.ptx")
+        with open(path, "w") as f:
+            f.write(text)
+        result = subprocess.run(
+            [ptxas, "-arch=" + arch, "-v", path, "-o", os.devnull],
+            capture_output=True, text=True)
+    if result.returncode != 0:
+        print("ptxas rejected the module:\n%s" % result.stderr)
+        return 1
+    # -v reports each entry, then its resources.
+    name = None
+    for line in result.stderr.splitlines():
+        entry = re.search(r"Compiling entry function '(\S+)'", line)
+        if entry:
+            name = entry.group(1)
+        registers = re.search(r"Used (\d+) registers", line)
+        if registers and name:
+            print("assembled @%s (%s registers)" % (name, registers.group(1)))
+            name = None
+    return 0
 
 
 if __name__ == "__main__":

@@ -11,4 +11,14 @@
 
 #include "einsum/Dialect/Einsum/IR/EinsumOpsDialect.h.inc"
 
+namespace mlir {
+namespace einsum {
+/// A unit attribute on the linalg.generic that convert-einsum-to-linalg
+/// emits to expand a dynamic size-1 broadcast at run time: a rare path,
+/// which einsum-select-strategy leaves a loop nest.
+constexpr llvm::StringLiteral kRuntimeBroadcastAttrName =
+    "einsum.runtime_broadcast";
+} // namespace einsum
+} // namespace mlir
+
 #endif // EINSUM_DIALECT_EINSUM_IR_EINSUMDIALECT_H

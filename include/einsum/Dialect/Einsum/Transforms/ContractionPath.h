@@ -15,6 +15,10 @@
 //      up to 8 tensors; equal to brute force), `dp` (dynamic programming over
 //      connected subsets, up to about 20), `greedy` (smallest intermediate
 //      first), `left-to-right` (what torch 1.13 does), or `auto` (by count).
+//      The dynamic programs have a work budget: past it (optimal at about 14
+//      tensors) the next search runs, and the path says so.
+//
+// An einsum with a dim of size 0 is one step: its result is zeros.
 //
 // Cost model: a step costs (number of its input tensors) FLOPs per point of
 // its iteration space, i.e. 2 per multiply-add for pairwise steps, and its
@@ -73,8 +77,10 @@ struct PathStep {
 
 struct ContractionPath {
   llvm::SmallVector<PathStep, 8> steps;
-  /// The strategy that ran (auto resolved; greedy where dp gave up).
+  /// The strategy that ran (auto resolved; dp where optimal gave up, greedy
+  /// where dp did), and why another than the one asked for ran.
   PathStrategy strategy = PathStrategy::Auto;
+  std::string searchNote;
   /// Cost of one loop nest over all dims, and of the steps.
   double naiveFlops = 0;
   double optimizedFlops = 0;
