@@ -43,12 +43,12 @@ typedef enum {
 typedef struct {
   /* "cpu". */
   const char *target;
-  /* Threads per kernel; 0: all cores. */
+  /* Threads per kernel; 0: all cores; at most max(256, cores). */
   unsigned threads;
   /* Contraction path for 3+ operands: "auto", "optimal", "dp", "greedy",
      "left-to-right". */
   const char *pathStrategy;
-  /* Largest intermediate in bytes; 0: no limit. */
+  /* Largest intermediate in bytes; 0: the machine's memory. */
   uint64_t memoryLimit;
   /* "flops" or "memory". */
   const char *minimize;
@@ -67,9 +67,16 @@ EINSUM_CAPI_EXPORTED size_t einsumElementSize(EinsumElementType type);
 EINSUM_CAPI_EXPORTED int einsumEngineCreate(EinsumEngine *engine,
                                             char **error);
 EINSUM_CAPI_EXPORTED void einsumEngineDestroy(EinsumEngine engine);
-/* Kernels in the cache, and compiles it answered. */
+/* Kernels in the cache, compiles it answered, and kernels it dropped (least
+   recently used first) to stay within its capacity. */
 EINSUM_CAPI_EXPORTED size_t einsumEngineCacheSize(EinsumEngine engine);
 EINSUM_CAPI_EXPORTED size_t einsumEngineCacheHits(EinsumEngine engine);
+EINSUM_CAPI_EXPORTED size_t einsumEngineCacheEvictions(EinsumEngine engine);
+/* The most kernels the cache keeps (default 128); kernels a caller still
+   holds live on when dropped. */
+EINSUM_CAPI_EXPORTED size_t einsumEngineCacheCapacity(EinsumEngine engine);
+EINSUM_CAPI_EXPORTED void einsumEngineSetCacheCapacity(EinsumEngine engine,
+                                                       size_t capacity);
 
 /* Converts torch's sublist form to an equation string: `numOperands`
    sublists of `lengths[i]` integers in [0, 52) or EINSUM_SUBLIST_ELLIPSIS,

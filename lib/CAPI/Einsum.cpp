@@ -115,18 +115,21 @@ int prepare(EinsumEngine engine, const char *equation, int numOperands,
   return 0;
 }
 
-/// Copies a strided array into a contiguous row-major buffer.
+/// Copies a strided array into a contiguous row-major buffer. Strides may be
+/// negative (numpy's reversed views): offsets are signed element counts
+/// from `source`, which points at element (0, ..., 0).
 void packStrided(const char *source, llvm::ArrayRef<int64_t> shape,
                  const int64_t *strides, size_t width, char *dest) {
   int64_t count = 1;
   for (int64_t d : shape)
     count *= d;
+  auto step = static_cast<std::ptrdiff_t>(width);
   llvm::SmallVector<int64_t> index(shape.size(), 0);
   for (int64_t linear = 0; linear < count; ++linear) {
-    int64_t offset = 0;
+    std::ptrdiff_t offset = 0;
     for (size_t d = 0; d < shape.size(); ++d)
       offset += index[d] * strides[d];
-    std::memcpy(dest + linear * width, source + offset * width, width);
+    std::memcpy(dest + linear * step, source + offset * step, width);
     for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
       if (++index[d] < shape[d])
         break;
@@ -170,6 +173,19 @@ size_t einsumEngineCacheSize(EinsumEngine engine) {
 
 size_t einsumEngineCacheHits(EinsumEngine engine) {
   return engine ? engine->engine.getCacheHits() : 0;
+}
+
+size_t einsumEngineCacheEvictions(EinsumEngine engine) {
+  return engine ? engine->engine.getCacheEvictions() : 0;
+}
+
+size_t einsumEngineCacheCapacity(EinsumEngine engine) {
+  return engine ? engine->engine.getCacheCapacity() : 0;
+}
+
+void einsumEngineSetCacheCapacity(EinsumEngine engine, size_t capacity) {
+  if (engine)
+    engine->engine.setCacheCapacity(capacity);
 }
 
 int einsumSublistsToEquation(int numOperands, const int *lengths,
@@ -258,7 +274,7 @@ int einsumKernelRun(EinsumKernel kernel, int numOperands,
   if ((numOperands > 0 && !inputs) || !output)
     return fail(error, "einsum: missing buffers");
   llvm::SmallVector<const void *> buffers;
-  std::vector<std::unique_ptr<char[]>> packed;
+  std::vector<std::unique_ptr<char, void (*)(void *)>> packed;
   for (int i = 0; i < numOperands; ++i) {
     if (!inputs[i])
       return fail(error, "einsum: operand " + std::to_string(i) +
@@ -267,12 +283,18 @@ int einsumKernelRun(EinsumKernel kernel, int numOperands,
       buffers.push_back(inputs[i]);
       continue;
     }
+    // The kernel's shapes were compiled, so their byte size fits.
     llvm::ArrayRef<int64_t> shape = kernel->inputShapes[i];
     int64_t count = 1;
     for (int64_t d : shape)
       count *= d;
-    packed.emplace_back(new char[std::max<int64_t>(count, 1) *
-                                 kernel->elementSize]);
+    size_t bytes = std::max<int64_t>(count, 1) * kernel->elementSize;
+    auto *copy = static_cast<char *>(std::malloc(bytes));
+    if (!copy)
+      return fail(error, "einsum: cannot allocate " + std::to_string(bytes) +
+                             " bytes to copy strided operand " +
+                             std::to_string(i));
+    packed.emplace_back(copy, std::free);
     packStrided(static_cast<const char *>(inputs[i]), shape, strides[i],
                 kernel->elementSize, packed.back().get());
     buffers.push_back(packed.back().get());

@@ -42,6 +42,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <list>
+#include <unordered_map>
 #include <cstring>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -315,12 +317,17 @@ Kernel::checkInputs(llvm::ArrayRef<const HostTensor *> inputs) const {
 
 /// Copies a strided result (`descriptor`, elements at `base`) into a fresh
 /// row-major tensor.
-static HostTensor gatherResult(const Descriptor &result, const char *base,
-                               ElementType elementType, unsigned rank) {
+static llvm::Expected<HostTensor> gatherResult(const Descriptor &result,
+                                               const char *base,
+                                               ElementType elementType,
+                                               unsigned rank) {
   llvm::SmallVector<int64_t> shape;
   for (unsigned d = 0; d < rank; ++d)
     shape.push_back(result.size(d));
-  HostTensor tensor(elementType, shape);
+  llvm::Expected<HostTensor> created = HostTensor::create(elementType, shape);
+  if (!created)
+    return makeError("the result: " + llvm::toString(created.takeError()));
+  HostTensor tensor = std::move(*created);
   size_t width = getByteWidth(elementType);
   char *out = static_cast<char *>(tensor.data());
   // Row-major results are copied in one piece.
@@ -383,8 +390,12 @@ llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
   // Copy the returned memref (any strides) into a fresh tensor, then free it:
   // the deallocation pipeline makes returned buffers owned by the caller.
   const Descriptor &result = descriptors.front();
-  output = gatherResult(result, result.aligned(), elementType, resultRank);
+  llvm::Expected<HostTensor> gathered =
+      gatherResult(result, result.aligned(), elementType, resultRank);
   workspace::release(result.allocated());
+  if (!gathered)
+    return gathered.takeError();
+  output = std::move(*gathered);
   return llvm::Error::success();
 }
 
@@ -492,7 +503,11 @@ llvm::Error Kernel::runOnDevice(llvm::ArrayRef<const HostTensor *> inputs,
   cuda::release(result.allocated());
   if (err)
     return err;
-  output = gatherResult(result, staging.data(), elementType, resultRank);
+  llvm::Expected<HostTensor> gathered =
+      gatherResult(result, staging.data(), elementType, resultRank);
+  if (!gathered)
+    return gathered.takeError();
+  output = std::move(*gathered);
   return llvm::Error::success();
 }
 
@@ -596,8 +611,38 @@ struct OneLineDiagnostics : ScopedDiagnosticHandler {
 struct Engine::Impl {
   MLIRContext context;
   mutable std::mutex mutex;
-  std::map<std::string, std::shared_ptr<Kernel>> cache;
+  /// Kernels by key, and the keys from the most to the least recently used.
+  struct CacheEntry {
+    std::shared_ptr<Kernel> kernel;
+    std::list<std::string>::iterator use;
+  };
+  std::unordered_map<std::string, CacheEntry> cache;
+  std::list<std::string> uses;
+  size_t capacity = Engine::kDefaultCacheCapacity;
   size_t hits = 0;
+  size_t evictions = 0;
+
+  /// The cached kernel of `key` (now the most recently used), or null.
+  std::shared_ptr<Kernel> lookup(const std::string &key) {
+    auto it = cache.find(key);
+    if (it == cache.end())
+      return nullptr;
+    uses.splice(uses.begin(), uses, it->second.use);
+    return it->second.kernel;
+  }
+  /// Caches `kernel`, then drops the least recently used beyond capacity.
+  void insert(const std::string &key, std::shared_ptr<Kernel> kernel) {
+    uses.push_front(key);
+    cache[key] = CacheEntry{std::move(kernel), uses.begin()};
+    trim();
+  }
+  void trim() {
+    while (cache.size() > capacity) {
+      cache.erase(uses.back());
+      uses.pop_back();
+      ++evictions;
+    }
+  }
 
   Impl() : context(makeRegistry(), MLIRContext::Threading::DISABLED) {
     context.loadAllAvailableDialects();
@@ -938,10 +983,9 @@ Engine::compile(llvm::StringRef equation,
       key += std::to_string(d) + "x";
   }
   std::lock_guard<std::mutex> lock(impl->mutex);
-  auto it = impl->cache.find(key);
-  if (it != impl->cache.end()) {
+  if (std::shared_ptr<Kernel> cached = impl->lookup(key)) {
     ++impl->hits;
-    return it->second;
+    return cached;
   }
 
   auto start = std::chrono::steady_clock::now();
@@ -985,7 +1029,7 @@ Engine::compile(llvm::StringRef equation,
   if (path)
     kernel->flops = path->optimizedFlops;
   kernel->compileSeconds = secondsSince(start);
-  impl->cache.emplace(key, kernel);
+  impl->insert(key, kernel);
   return kernel;
 }
 
@@ -1096,4 +1140,20 @@ size_t Engine::getCacheSize() const {
 size_t Engine::getCacheHits() const {
   std::lock_guard<std::mutex> lock(impl->mutex);
   return impl->hits;
+}
+
+size_t Engine::getCacheEvictions() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->evictions;
+}
+
+size_t Engine::getCacheCapacity() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->capacity;
+}
+
+void Engine::setCacheCapacity(size_t capacity) {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->capacity = capacity;
+  impl->trim();
 }

@@ -6,6 +6,8 @@
 
 #include "einsum/Transforms/Passes.h"
 
+#include "Sizes.h"
+
 #include "Tiling.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -42,7 +44,7 @@ static std::optional<unsigned> distributedLoop(linalg::LinalgOp op,
   int64_t points = 1;
   for (int64_t range : ranges)
     if (!ShapedType::isDynamic(range))
-      points *= range;
+      points = einsum::saturatingMul(points, range);
   if (points == 0 || points < minIterations)
     return std::nullopt;
   if (op.getIteratorTypesArray()[loop] != utils::IteratorType::parallel ||

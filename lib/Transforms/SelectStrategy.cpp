@@ -13,6 +13,8 @@
 
 #include "einsum/Transforms/Passes.h"
 
+#include "Sizes.h"
+
 #include "einsum/Dialect/Einsum/IR/EinsumAttrs.h"
 #include "einsum/Dialect/Einsum/IR/EinsumDialect.h"
 
@@ -87,10 +89,12 @@ static LoopInfo analyze(linalg::GenericOp op) {
           contiguous = last.getPosition();
       }
     }
+    // Saturated: only compared, and sizes may be huge (2^40 x 0 inputs).
     int64_t elements = 1;
     if (auto type = dyn_cast<ShapedType>(operand.get().getType()))
       for (int64_t size : type.getShape())
-        elements *= ShapedType::isDynamic(size) ? 1024 : size;
+        elements = saturatingMul(
+            elements, ShapedType::isDynamic(size) ? int64_t(1024) : size);
     info.contiguousLoop.push_back(contiguous);
     info.usedLoops.push_back(std::move(used));
     info.numElements.push_back(elements);
@@ -130,7 +134,7 @@ static int64_t getReductionPoints(linalg::GenericOp op) {
   for (auto [range, type] : llvm::zip_equal(op.getStaticLoopRanges(),
                                             op.getIteratorTypesArray()))
     if (type == utils::IteratorType::reduction)
-      points *= range;
+      points = saturatingMul(points, range);
   return points;
 }
 
@@ -346,7 +350,7 @@ static void packForContraction(OpBuilder &builder, linalg::GenericOp op,
     for (unsigned loop = 0; loop < op.getNumLoops(); ++loop)
       if (uses(aInput, loop) && !uses(bInput, loop) &&
           iterators[loop] == utils::IteratorType::parallel)
-        points *= ranges[loop];
+        points = saturatingMul(points, ranges[loop]);
     return points;
   };
   int64_t mPoints = countRows();
@@ -722,7 +726,7 @@ static void packRowsForContraction(OpBuilder &builder, linalg::GenericOp op,
   for (unsigned loop = 0; loop < info.numLoops; ++loop)
     if (!info.isReduction[loop] && info.usedLoops[*plan->nInput].test(loop) &&
         !info.usedLoops[aInput].test(loop))
-      nPoints *= info.ranges[loop];
+      nPoints = saturatingMul(nPoints, info.ranges[loop]);
   int64_t extent = info.ranges[*mLoop];
   if (rows <= 1 || extent <= rows || extent % rows != 0 ||
       extent * (bits / 8) % kSetSpanBytes != 0 || nPoints < kMinPanelRows ||
@@ -838,7 +842,7 @@ struct EinsumSelectStrategyPass
         if (ShapedType::isDynamic(range))
           isDynamic = true;
         else
-          points *= range;
+          points = saturatingMul(points, range);
       }
       if (isEmpty || (!isDynamic && points < minIterations))
         continue;

@@ -12,8 +12,10 @@ for the whole process. Errors raise ValueError with the compiler's
 diagnostic.
 """
 
+import collections
 import ctypes
 import json as _json
+import os
 import threading
 
 import numpy as np
@@ -21,7 +23,7 @@ import numpy as np
 from . import _capi
 
 __all__ = ["einsum", "compile", "einsum_path", "Kernel", "PathInfo",
-           "cache_info"]
+           "cache_info", "set_cache_capacity", "CacheInfo"]
 
 _TYPES = {"float32": 0, "float64": 1, "float16": 2, "bfloat16": 3,
           "int32": 4, "int64": 5}
@@ -72,7 +74,8 @@ def _dtype_name(dtype):
 def _sublists_to_equation(sublists, output):
     lengths = (ctypes.c_int * len(sublists))(*[len(s) for s in sublists])
     arrays = [(ctypes.c_int64 * max(len(s), 1))(
-        *[_sublist_value(v, i) for v in s]) for i, s in enumerate(sublists)]
+        *[_sublist_value(v, i, k) for k, v in enumerate(s)])
+        for i, s in enumerate(sublists)]
     pointers = (_capi._I64P * len(sublists))(
         *[ctypes.cast(a, _capi._I64P) for a in arrays])
     if output is None:
@@ -80,7 +83,8 @@ def _sublists_to_equation(sublists, output):
     else:
         out_len = len(output)
         out_arr = ctypes.cast((ctypes.c_int64 * max(out_len, 1))(
-            *[_sublist_value(v, -1) for v in output]), _capi._I64P)
+            *[_sublist_value(v, -1, k) for k, v in enumerate(output)]),
+            _capi._I64P)
     equation = ctypes.c_void_p()
     error = ctypes.c_void_p()
     _capi.check(_capi.lib.einsumSublistsToEquation(
@@ -89,14 +93,18 @@ def _sublists_to_equation(sublists, output):
     return _capi.take_string(equation.value)
 
 
-def _sublist_value(v, operand):
-    if v is Ellipsis or v == "...":
+def _sublist_value(v, operand, position):
+    if v is Ellipsis or (isinstance(v, str) and v == "..."):
         return _ELLIPSIS
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+    # E1: integers in [0, 52) only; -1 is not the ellipsis, and an integer
+    # that does not fit 64 bits is not wrapped.
+    if (isinstance(v, (bool, np.bool_)) or
+            not isinstance(v, (int, np.integer)) or not 0 <= int(v) < 52):
         where = ("the output sublist" if operand < 0 else
                  "the sublist of operand %d" % operand)
-        raise ValueError("einsum: %s: %r is not a subscript; subscripts are "
-                         "integers in [0, 52) or Ellipsis" % (where, v))
+        raise ValueError("einsum: %s: %r is not a subscript (position %d); "
+                         "subscripts are integers in [0, 52) or Ellipsis"
+                         % (where, v, position))
     return int(v)
 
 
@@ -115,25 +123,73 @@ def _split_args(args):
     return _sublists_to_equation(sublists, output), operands
 
 
+_UINT64_MAX = (1 << 64) - 1
+
+
+def _option_int(name, value, low, high):
+    """An integer option in [low, high]: None is 0; anything else (a bool,
+    a float, a number out of range) is refused rather than wrapped."""
+    if value is None:
+        return 0
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, np.integer)):
+        raise TypeError("einsum: %s must be an integer, not %s"
+                        % (name, type(value).__name__))
+    if not low <= int(value) <= high:
+        raise ValueError("einsum: %s=%d is out of range [%d, %d]"
+                         % (name, value, low, high))
+    return int(value)
+
+
+def _option_str(name, value, default):
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise TypeError("einsum: %s must be a string, not %s"
+                        % (name, type(value).__name__))
+    return value
+
+
 class _Options:
     __slots__ = ("target", "threads", "path", "memory_limit", "minimize",
                  "key", "struct")
 
     def __init__(self, target="cpu", threads=None, path="auto",
                  memory_limit=0, minimize="flops"):
-        self.target = target
-        self.threads = int(threads or 0)
-        self.path = path
-        self.memory_limit = int(memory_limit or 0)
-        self.minimize = minimize
-        self.key = (target, self.threads, path, self.memory_limit, minimize)
+        self.target = _option_str("target", target, "cpu")
+        self.threads = _option_int("threads", threads, 0, _max_threads())
+        self.path = _option_str("path", path, "auto")
+        self.memory_limit = _option_int("memory_limit", memory_limit, 0,
+                                        _UINT64_MAX)
+        self.minimize = _option_str("minimize", minimize, "flops")
+        self.key = (self.target, self.threads, self.path, self.memory_limit,
+                    self.minimize)
         s = _capi.Options()
-        s.target = target.encode()
+        s.target = self.target.encode()
         s.threads = self.threads
-        s.pathStrategy = path.encode()
+        s.pathStrategy = self.path.encode()
         s.memoryLimit = self.memory_limit
-        s.minimize = minimize.encode()
+        s.minimize = self.minimize.encode()
         self.struct = s
+
+
+def _max_threads():
+    return max(256, os.cpu_count() or 1)
+
+
+_INT64_MAX = (1 << 63) - 1
+
+
+def _check_shape(shape, operand):
+    """A shape tuple of sizes in [0, 2^63): refused, not wrapped."""
+    for d in shape:
+        if (isinstance(d, (bool, np.bool_)) or
+                not isinstance(d, (int, np.integer)) or
+                not 0 <= int(d) <= _INT64_MAX):
+            raise ValueError("einsum: operand %d: %r is not a dimension size "
+                             "(sizes are integers in [0, 2^63))"
+                             % (operand, d))
+    return tuple(int(d) for d in shape)
 
 
 def _shape_args(shapes):
@@ -210,22 +266,35 @@ class Kernel:
                              "were given" % (self._n, len(operands)))
         arrays = [np.asarray(a) for a in operands]
         for i, a in enumerate(arrays):
-            if a.dtype != self.dtype or a.shape != self.input_shapes[i]:
+            if (a.dtype.newbyteorder("=") != self.dtype or
+                    a.shape != self.input_shapes[i]):
                 raise ValueError(
                     "einsum: operand %d has type %s, but the kernel expects "
                     "%s" % (i, _type_string(a.shape, a.dtype),
                             _type_string(self.input_shapes[i], self.dtype)))
-        if out is not None and (out.shape != self.output_shape or
-                                out.dtype != self.dtype or
-                                not out.flags.c_contiguous):
-            raise ValueError("einsum: out must be a C-contiguous %s array" %
-                             _type_string(self.output_shape, self.dtype))
+        if out is not None:
+            _check_out(out, self.output_shape, self.dtype)
         return self._run(arrays, out)
 
+    def _new_output(self):
+        try:
+            return np.empty(self.output_shape, dtype=self.dtype)
+        except (MemoryError, ValueError):
+            raise ValueError("einsum: the result: a %s array cannot be "
+                             "allocated" % _type_string(self.output_shape,
+                                                        self.dtype)) from None
+
     def _run(self, arrays, out=None):
-        """Runs on arrays already known to have the kernel's types."""
+        """Runs on arrays of the kernel's shapes and element type (in any
+        byte order and strides)."""
+        arrays = [_readable(a) for a in arrays]
         if out is None:
-            out = np.empty(self.output_shape, dtype=self.dtype)
+            out = self._new_output()
+        elif any(np.may_share_memory(out, a) for a in arrays):
+            # The kernel reads its operands while it writes: an output that
+            # overlaps one is computed apart and copied, as numpy does.
+            out[...] = self._run(arrays)
+            return out
         data = self._ptrs(*[a.ctypes.data or _DUMMY for a in arrays])
         strides = None
         if not all(a.flags.c_contiguous for a in arrays):
@@ -256,6 +325,34 @@ class Kernel:
     def path_info(self):
         return _explain(self.equation, self.input_shapes, self._type,
                         self._options)
+
+
+def _readable(a):
+    """`a` in a layout the kernels read: native byte order (a big-endian
+    array is converted, never read as little-endian bytes) and strides that
+    are whole elements (a structured field's view is copied)."""
+    if not a.dtype.isnative:
+        a = a.astype(a.dtype.newbyteorder("="))
+    if not a.flags.c_contiguous and any(s % a.itemsize for s in a.strides):
+        a = np.ascontiguousarray(a)
+    return a
+
+
+def _check_out(out, shape, dtype):
+    """Refuses an `out` the kernel cannot write its result to."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError("einsum: out must be a numpy array, not %s"
+                        % type(out).__name__)
+    if not out.flags.writeable:
+        raise ValueError("einsum: out is read-only")
+    if (out.shape != tuple(shape) or out.dtype != dtype or
+            not out.flags.c_contiguous):
+        raise ValueError("einsum: out must be a C-contiguous %s array in "
+                         "native byte order, not %s%s"
+                         % (_type_string(shape, dtype),
+                            _type_string(out.shape, out.dtype),
+                            "" if out.flags.c_contiguous else
+                            " (not C-contiguous)"))
 
 
 _DUMMY_BUFFER = ctypes.create_string_buffer(64)
@@ -296,7 +393,7 @@ def _prepare(args, kwargs, allow_shapes):
     for i, op in enumerate(operands):
         if allow_shapes and isinstance(op, tuple) and all(
                 isinstance(d, (int, np.integer)) for d in op):
-            shapes.append(tuple(int(d) for d in op))
+            shapes.append(_check_shape(op, i))
             arrays.append(None)
             continue
         a = np.asarray(op)
@@ -316,13 +413,51 @@ def _prepare(args, kwargs, allow_shapes):
     return equation, shapes, arrays, dtype, options
 
 
+class _LRU:
+    """A dict of at most `capacity` entries that drops the least recently
+    used one first."""
+
+    def __init__(self, capacity):
+        self.capacity = capacity
+        self.entries = collections.OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            value = self.entries.get(key)
+            if value is not None:
+                self.entries.move_to_end(key)
+            return value
+
+    def setdefault(self, key, value):
+        with self.lock:
+            value = self.entries.setdefault(key, value)
+            self.entries.move_to_end(key)
+            while len(self.entries) > self.capacity:
+                self.entries.popitem(last=False)
+            return value
+
+    def resize(self, capacity):
+        with self.lock:
+            self.capacity = capacity
+            while len(self.entries) > capacity:
+                self.entries.popitem(last=False)
+
+
+# Kernels by (equation, shapes, dtype, options), and the no-options call
+# path's kernels by (equation, shapes, dtypes); both as bounded as the
+# engine's cache, so that a process that sees many shapes keeps a bounded
+# number of compiled kernels alive.
+_DEFAULT_CACHE_CAPACITY = 128
+_kernels = _LRU(_DEFAULT_CACHE_CAPACITY)
+
+
 def _kernel(equation, shapes, dtype, options):
     key = (equation, tuple(shapes), dtype, options.key)
     kernel = _kernels.get(key)
     if kernel is None:
-        kernel = Kernel(equation, shapes, dtype, options)
-        with _lock:
-            kernel = _kernels.setdefault(key, kernel)
+        kernel = _kernels.setdefault(
+            key, Kernel(equation, shapes, dtype, options))
     return kernel
 
 
@@ -345,13 +480,14 @@ def einsum(*args, **kwargs):
     kernel = _fast.get(key)
     if kernel is None:
         equation, shapes, arrays, dtype, options = _prepare(args, {}, False)
-        kernel = _kernel(equation, shapes, dtype, options)
-        _fast[key] = kernel
-    # The key fixes every operand's shape and dtype.
+        kernel = _fast.setdefault(key,
+                                  _kernel(equation, shapes, dtype, options))
+    # The key fixes every operand's shape and element type (dtype names do
+    # not tell byte orders apart: _run converts).
     return kernel._run(arrays)
 
 
-_fast = {}
+_fast = _LRU(_DEFAULT_CACHE_CAPACITY)
 
 
 def compile(*args, dtype=None, **kwargs):
@@ -382,9 +518,25 @@ def einsum_path(*args, **kwargs):
     return _explain(equation, shapes, _TYPES[dtype], options)
 
 
+CacheInfo = collections.namedtuple(
+    "CacheInfo", ["kernels", "hits", "evictions", "capacity"])
+
+
 def cache_info():
-    """(kernels in the process-wide cache, compiles the engine answered from
-    its cache)."""
+    """The process-wide kernel cache: CacheInfo(kernels, hits, evictions,
+    capacity): the kernels it holds, the compiles it answered, the kernels
+    it dropped (least recently used first) to stay within `capacity`."""
     engine = _get_engine()
-    return (_capi.lib.einsumEngineCacheSize(engine),
-            _capi.lib.einsumEngineCacheHits(engine))
+    return CacheInfo(_capi.lib.einsumEngineCacheSize(engine),
+                     _capi.lib.einsumEngineCacheHits(engine),
+                     _capi.lib.einsumEngineCacheEvictions(engine),
+                     _capi.lib.einsumEngineCacheCapacity(engine))
+
+
+def set_cache_capacity(capacity):
+    """Keeps at most `capacity` compiled kernels (default 128); a Kernel
+    that the caller holds lives on when dropped."""
+    capacity = _option_int("capacity", capacity, 0, 1 << 32)
+    _capi.lib.einsumEngineSetCacheCapacity(_get_engine(), capacity)
+    _kernels.resize(capacity)
+    _fast.resize(capacity)

@@ -35,6 +35,10 @@ def _load():
         "einsumEngineDestroy": (None, [ctypes.c_void_p]),
         "einsumEngineCacheSize": (ctypes.c_size_t, [ctypes.c_void_p]),
         "einsumEngineCacheHits": (ctypes.c_size_t, [ctypes.c_void_p]),
+        "einsumEngineCacheEvictions": (ctypes.c_size_t, [ctypes.c_void_p]),
+        "einsumEngineCacheCapacity": (ctypes.c_size_t, [ctypes.c_void_p]),
+        "einsumEngineSetCacheCapacity": (None, [ctypes.c_void_p,
+                                                ctypes.c_size_t]),
         "einsumSublistsToEquation": (ctypes.c_int, [
             ctypes.c_int, ints, shapes, ctypes.c_int, _I64P,
             ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]),

@@ -52,6 +52,34 @@ TEST(Engine, CompilesRunsAndCaches) {
   EXPECT_EQ(engine.getCacheHits(), 1u);
 }
 
+TEST(Engine, CacheDropsTheLeastRecentlyUsed) {
+  Engine engine;
+  engine.setCacheCapacity(2);
+  auto compile = [&](int64_t n) {
+    auto kernel = engine.compile("ij->ji", {{n, 3}}, ElementType::F32);
+    EXPECT_TRUE(!!kernel);
+    return kernel ? *kernel : nullptr;
+  };
+  std::shared_ptr<Kernel> one = compile(1);
+  compile(2);
+  EXPECT_EQ(compile(1), one); // A hit: 1 is now the most recently used.
+  compile(3);                 // Drops 2.
+  EXPECT_EQ(engine.getCacheSize(), 2u);
+  EXPECT_EQ(engine.getCacheEvictions(), 1u);
+  EXPECT_EQ(compile(1), one);
+  size_t hits = engine.getCacheHits();
+  compile(2); // Compiled again.
+  EXPECT_EQ(engine.getCacheHits(), hits);
+  EXPECT_EQ(engine.getCacheEvictions(), 2u);
+  // A dropped kernel that a caller holds still runs.
+  engine.setCacheCapacity(0);
+  EXPECT_EQ(engine.getCacheSize(), 0u);
+  HostTensor a(ElementType::F32, {1, 3}), b;
+  fillIota(a);
+  ASSERT_FALSE(!!one->run({&a}, b));
+  EXPECT_EQ(b.getAsDouble(2), 2);
+}
+
 TEST(Engine, RefusesWrongInputs) {
   Engine engine;
   auto kernel = engine.compile("i,i->", {{3}, {3}}, ElementType::I32);

@@ -198,9 +198,17 @@ public:
                                          llvm::StringRef entry, Stage stage,
                                          const CompileOptions &options = {});
 
-  /// Number of kernels in the cache, and how many compiles it answered.
+  /// Number of kernels in the cache, how many compiles it answered, and how
+  /// many kernels it dropped, least recently used first, to stay within its
+  /// capacity (kernels still held by a caller live on).
   size_t getCacheSize() const;
   size_t getCacheHits() const;
+  size_t getCacheEvictions() const;
+  /// The most kernels the cache keeps (default kDefaultCacheCapacity; 0:
+  /// none are kept).
+  size_t getCacheCapacity() const;
+  void setCacheCapacity(size_t capacity);
+  static constexpr size_t kDefaultCacheCapacity = 128;
 
 private:
   struct Impl;

@@ -161,13 +161,13 @@ def test_compile_and_cache_reuse():
     out = np.empty((4, 5))
     assert k(a, b, out=out) is out
     assert em.compile("ij,jk->ik", (4, 3), (3, 5), dtype="float64") is k
-    size, _ = em.cache_info()
+    # Kernels compiled so far: those cached plus those dropped.
+    compiled = sum(em.cache_info()[::2])
     for _ in range(3):
         em.einsum("ij,jk->ik", a, b)
     em.einsum("ij,jk->ik", np.ones((4, 3), np.float32),
               np.ones((3, 5), np.float32))
-    size2, _ = em.cache_info()
-    assert size2 == size + 1  # only the float32 kernel is new
+    assert sum(em.cache_info()[::2]) == compiled + 1  # only float32 is new
     with pytest.raises(ValueError, match="operand 0 has type 4x4xf64, but the "
                        "kernel expects 4x3xf64"):
         k(np.ones((4, 4)), b)
@@ -208,3 +208,124 @@ def test_bfloat16_bits(equation, shapes):
     np.testing.assert_allclose(bf16_from_bits(got), want, atol=2e-2 * scale)
     k = em.compile(equation, *[tuple(s) for s in shapes], dtype="bfloat16")
     np.testing.assert_array_equal(k(*bits), got)
+
+
+#===----------------------------------------------------------------------===#
+# Hardening: layouts that must be converted or refused, never misread
+#===----------------------------------------------------------------------===#
+
+
+def test_big_endian_operands_are_converted():
+    a = np.arange(6, dtype=">i4")
+    assert em.einsum("i->", a) == 15
+    b = np.arange(12, dtype=">f8").reshape(3, 4)
+    np.testing.assert_array_equal(em.einsum("ij->ji", b), b.T)
+    k = em.compile("ij->ji", (3, 4), dtype="float64")
+    np.testing.assert_array_equal(k(b), b.T)
+
+
+def test_strides_that_are_not_whole_elements():
+    # A structured field's view: 6-byte strides of 4-byte floats.
+    s = np.zeros(4, dtype=[("a", "<i2"), ("b", "<f4")])
+    s["b"] = [1, 2, 3, 4]
+    assert s["b"].strides == (6,)
+    assert em.einsum("i->", s["b"]) == 10
+    assert em.einsum("i,i->", s["b"], s["b"]) == 30
+    # Negative strides (reversed views) are read as they are.
+    r = np.arange(12, dtype=np.float32).reshape(3, 4)[::-1, ::-2]
+    np.testing.assert_array_equal(em.einsum("ij->ij", r), r)
+
+
+def test_out_that_aliases_an_input():
+    x = np.arange(9, dtype=np.float32).reshape(3, 3)
+    y = np.arange(9, dtype=np.float32).reshape(3, 3) + 1
+    want = x @ y
+    k = em.compile("ij,jk->ik", x, y)
+    assert k(x, y, out=x) is x
+    np.testing.assert_array_equal(x, want)
+    # A view of an input as out.
+    z = np.arange(18, dtype=np.float32).reshape(2, 3, 3)
+    want = z[0] @ z[1]
+    k(z[0], z[1], out=z[1])
+    np.testing.assert_array_equal(z[1], want)
+
+
+def test_out_that_cannot_be_written():
+    k = em.compile("ij->ji", (2, 3), dtype="float32")
+    x = np.ones((2, 3), np.float32)
+    ro = np.zeros((3, 2), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="out is read-only"):
+        k(x, out=ro)
+    assert not ro.any()
+    with pytest.raises(TypeError, match="out must be a numpy array, not list"):
+        k(x, out=[0] * 6)
+    with pytest.raises(ValueError, match="out must be a C-contiguous 3x2xf32"):
+        k(x, out=np.zeros((2, 3), np.float32))
+
+
+@pytest.mark.parametrize("sublist", [[-1], [52], [2**64 + 1], [1.0], ["i"],
+                                     [True]])
+def test_sublist_entries_outside_the_labels(sublist):
+    with pytest.raises(ValueError, match="is not a subscript"):
+        em.einsum(np.ones(3), sublist)
+
+
+def test_whitespace_other_than_space_is_refused():
+    for equation in ["i\tj", "ij\n->j", "i\rj"]:
+        with pytest.raises(ValueError, match="invalid character"):
+            em.einsum(equation, np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("kwargs,error", [
+    (dict(threads=-1), ValueError), (dict(threads=2**40), ValueError),
+    (dict(threads=1.5), TypeError), (dict(memory_limit=-1), ValueError),
+    (dict(memory_limit=2**64), ValueError), (dict(path=3), TypeError),
+])
+def test_options_out_of_range_are_refused(kwargs, error):
+    with pytest.raises(error, match="einsum: "):
+        em.einsum("ij->j", np.ones((2, 2)), **kwargs)
+
+
+def test_none_options_are_the_defaults():
+    x = np.ones((2, 2))
+    np.testing.assert_array_equal(
+        em.einsum("ij->j", x, path=None, target=None, threads=None,
+                  memory_limit=None, minimize=None), [2, 2])
+
+
+@pytest.mark.parametrize("shape", [(2**64 + 3, 2), (-2**63, 2), (-1, 2)])
+def test_shapes_out_of_range_are_refused(shape):
+    with pytest.raises(ValueError, match="is not a dimension size"):
+        em.compile("ij->ji", shape, dtype="float32")
+
+
+def test_results_that_cannot_be_allocated():
+    big = 2**40
+    a = np.empty((big, 0), np.float32)
+    with pytest.raises(ValueError, match="cannot be allocated"):
+        em.einsum("ij,jk->ik", a, a.T)
+
+
+def test_empty_iteration_space_needs_no_intermediate():
+    # A path would sum k out of ijk first: a 160 GB intermediate.
+    n = 200000
+    got = em.einsum("i,j,ijk->", np.ones(n, np.float32),
+                    np.ones(n, np.float32), np.empty((n, n, 0), np.float32))
+    assert got == 0
+
+
+def test_kernel_cache_is_bounded():
+    em.set_cache_capacity(4)
+    try:
+        before = em.cache_info().evictions
+        for n in range(1, 11):
+            em.einsum("ij->ji", np.ones((n, 7), np.float32))
+        info = em.cache_info()
+        assert info.kernels <= 4 and info.capacity == 4
+        assert info.evictions >= before + 6
+        # An evicted shape compiles again and still computes.
+        np.testing.assert_array_equal(
+            em.einsum("ij->ji", np.ones((1, 7), np.float32)), np.ones((7, 1)))
+    finally:
+        em.set_cache_capacity(128)
