@@ -70,3 +70,36 @@ def has_cuda_device():
 
 if has_cuda_device():
     config.available_features.add("cuda-driver")
+
+# The libFuzzer targets (tools/fuzzers): the suite runs each for a fixed
+# number of runs from its seed corpus.
+if config.have_libfuzzer:
+    config.available_features.add("libfuzzer")
+    for fuzzer in ["einsum-equation-fuzzer", "einsum-npy-fuzzer",
+                   "einsum-dialect-fuzzer"]:
+        config.substitutions.append(
+            ("%" + fuzzer.replace("-", "_"),
+             os.path.join(config.einsum_tools_dir, fuzzer)))
+
+# A sanitizer build (-DEINSUM_SANITIZE=address,undefined): every error
+# fails its test. libMLIR and libLLVM are not instrumented: code of ours
+# that inlines their allocators poisons memory they then touch, which ASan
+# would report as use-after-poison inside them (allow_user_poisoning=0).
+# Python is not instrumented either: it preloads the shared runtime, and its
+# own allocations at exit are not leaks of ours.
+if config.sanitizers:
+    for sanitizer in config.sanitizers.split(","):
+        config.available_features.add(
+            {"address": "asan", "undefined": "ubsan"}.get(sanitizer,
+                                                          sanitizer))
+    config.environment["ASAN_OPTIONS"] = (
+        "allow_user_poisoning=0:detect_leaks=1:allocator_may_return_null=1")
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
+    config.substitutions = [
+        (name, value) for name, value in config.substitutions
+        if name != "%PYTHON"]
+    config.substitutions.append(
+        ("%PYTHON", "env LD_PRELOAD=%s ASAN_OPTIONS=%s %s" % (
+            config.asan_runtime,
+            "allow_user_poisoning=0:detect_leaks=0:allocator_may_return_null=1",
+            config.python_executable)))

@@ -4,6 +4,8 @@
 #
 #   utils/setup.sh            install, configure, build (into ./build)
 #   BUILD_DIR=out utils/setup.sh
+#   BUILD_DIR=build-sanitize EINSUM_SANITIZE=address,undefined utils/setup.sh
+#                             the sanitizer build (ASan + UBSan)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,8 +15,9 @@ packages=(
   # LLVM/MLIR 22 (DESIGN.md section 4)
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 lld-22
   libomp-22-dev
-  # build and test tools
+  # build and test tools; libFuzzer and the sanitizer runtimes
   cmake ninja-build libgtest-dev python3 python3-numpy python3-pytest
+  libclang-rt-22-dev libfuzzer-22-dev
   # the GEMM reference of the benchmarks
   libopenblas-dev
 )
@@ -40,6 +43,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-    -DEINSUM_PYTHON=/usr/bin/python3
+    -DEINSUM_PYTHON=/usr/bin/python3 \
+    -DEINSUM_SANITIZE="${EINSUM_SANITIZE:-}"
 fi
 ninja -C "$build"
