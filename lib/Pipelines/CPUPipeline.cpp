@@ -91,6 +91,9 @@ void mlir::einsum::buildEinsumBufferizePipeline(OpPassManager &pm,
 
 void mlir::einsum::buildEinsumLowerToLLVMPipeline(
     OpPassManager &pm, const EinsumToLLVMPipelineOptions &options) {
+  // Static copies that bufferization left (packing tiles, remainders) as
+  // vector loads and stores, not calls of the runner utils' memrefCopy.
+  pm.addPass(createEinsumVectorizeCopiesPass());
   // Reductions along the vectors (contiguous reduced loops) to horizontal
   // vector.reduction.
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass(

@@ -393,11 +393,23 @@ splitIntoPowersOfTwo(RewriterBase &rewriter, linalg::GenericOp op) {
         piece.getIteratorTypesArray();
     // Only the loops along which an operand is contiguous size vectors;
     // the others count vectors (6 rows of an accumulator are 6 vectors).
+    // With reductions (contractions), only the output's contiguous loop:
+    // the accumulator's vectors; an input contiguous along the rows
+    // (znjr,njy->rzny: A along r) is read as broadcasts, and splitting the
+    // rows (7 = 4 + 2 + 1) would give each piece an accumulator that is a
+    // slice, which bufferization copies in and out of every tile (that
+    // case ran 17x slower than plain loops).
+    bool reduces = llvm::is_contained(iterators,
+                                      utils::IteratorType::reduction);
     llvm::SmallBitVector innermost(ranges.size());
-    for (AffineMap map : piece.getIndexingMapsArray())
+    SmallVector<AffineMap> maps = piece.getIndexingMapsArray();
+    for (auto [index, map] : llvm::enumerate(maps)) {
+      if (reduces && index + 1 != maps.size())
+        continue;
       if (map.getNumResults() > 0)
         if (auto dim = dyn_cast<AffineDimExpr>(map.getResults().back()))
           innermost.set(dim.getPosition());
+    }
     std::optional<unsigned> loop;
     for (unsigned l = 0; l < ranges.size() && !loop; ++l)
       if (innermost.test(l) &&
@@ -432,7 +444,13 @@ vectorizeRegisterTile(RewriterBase &rewriter, linalg::GenericOp op,
     return failure();
   // Pieces that cannot be vectorized stay linalg ops (loops).
   LogicalResult all = success();
-  for (linalg::GenericOp piece : splitIntoPowersOfTwo(rewriter, *staticOp)) {
+  // Unit loops are folded before the split, so that the pieces are slices
+  // of one rank-reduced accumulator: split first, each piece's own chain
+  // of rank-reducing slices kept bufferization from proving them disjoint
+  // (a copy of each piece's accumulator in and out of every tile).
+  linalg::GenericOp folded = foldUnitLoops(rewriter, *staticOp);
+  for (linalg::GenericOp piece : splitIntoPowersOfTwo(rewriter, folded)) {
+    // A piece of width 1 has a unit loop of its own.
     piece = foldUnitLoops(rewriter, piece);
     if (failed(reductionLanes > 1
                    ? vectorizeSplitReduction(rewriter, piece, reductionLanes,
@@ -540,6 +558,7 @@ struct EinsumVectorizePass
       (void)hoistLoopInvariantSubsets(
           rewriter, cast<LoopLikeOpInterface>(loop.getOperation()));
     });
+
     // Transposing transfers become minor-identity transfers and
     // vector.transpose only now: before hoisting, the contraction patterns
     // would fold the transpose of a transposed output into the accumulator's

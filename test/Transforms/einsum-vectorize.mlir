@@ -217,3 +217,32 @@ func.func @odd(%a: tensor<16x4xf32>, %b: tensor<4x105xf32>, %c: tensor<16x105xf3
   } -> tensor<16x105xf32>
   return %r : tensor<16x105xf32>
 }
+
+// -----
+
+// An input contiguous along the register tile's rows (A along r, 7 rows)
+// is read as broadcasts: the rows are not split into powers of two (7 =
+// 4 + 2 + 1 pieces each had an accumulator bufferization copied in and out
+// of every tile); one 7x32 accumulator is carried through the reduction.
+// CHECK-LABEL: func.func @rows_not_split
+// CHECK: scf.for {{.*}} -> (vector<7x32xf32>)
+// CHECK-NOT: vector<4x32xf32>
+// CHECK-NOT: vector<2x32xf32>
+#rows_a = affine_map<(d0, d1, d2) -> (d2, d0)>
+#rows_b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#rows_c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @rows_not_split(%a: tensor<8x7xf32>, %b: tensor<8x64xf32>) -> tensor<7x64xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<7x64xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<7x64xf32>) -> tensor<7x64xf32>
+  %r = linalg.generic {indexing_maps = [#rows_a, #rows_b, #rows_c],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<8x7xf32>, tensor<8x64xf32>) outs(%f : tensor<7x64xf32>)
+      attrs = {einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2], cache = [7, 64, 0], register = [7, 32, 1]>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<7x64xf32>
+  return %r : tensor<7x64xf32>
+}

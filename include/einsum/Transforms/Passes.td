@@ -323,4 +323,25 @@ def EinsumLowerRuntimeChecksPass
   ];
 }
 
+def EinsumVectorizeCopiesPass : Pass<"einsum-vectorize-copies"> {
+  let summary = "Turn static memref.copy ops into vector transfers";
+  let description = [{
+    Bufferization leaves `memref.copy` ops (operand packing copies whose
+    tiles it turned into copies, copies of tile remainders); one between
+    strided views lowers to a call of the runner utils' `memrefCopy`, which
+    copies element by element through descriptors (a fifth of a packed
+    contraction's time). Every copy of a static shape whose innermost
+    dimension has unit stride becomes a vector.transfer_read and
+    vector.transfer_write (upstream `linalg::CopyVectorizationPattern`),
+    which the vector lowering turns into loads and stores. Other copies are
+    left alone.
+
+    Input invariant: bufferized code. Output IR: the same, with vector
+    transfers for those copies.
+  }];
+  let dependentDialects = [
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 #endif // EINSUM_TRANSFORMS_PASSES
