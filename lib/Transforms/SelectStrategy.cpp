@@ -152,7 +152,8 @@ static bool isPackableContraction(linalg::GenericOp op) {
 
 /// Packs input `operand` of contraction `op` into the order the `contract`
 /// schedule walks it: its parallel dimensions, then its reductions (in loop
-/// order), then `lane`'s dimension innermost. With a `panelWidth`, `lane`'s
+/// order), then the `trailing` loops (in loop order: the output's) and
+/// `lane`'s dimension innermost. With a `panelWidth`, `lane`'s
 /// dimension is split into (panel, lane) of that width, the panel index
 /// placed after the other parallel dimensions (each panel is then
 /// contiguous through the reductions); the contraction gets a loop for the
@@ -161,7 +162,8 @@ static bool isPackableContraction(linalg::GenericOp op) {
 /// scheduled like one). Nothing changes when the order is the operand's
 /// already and there is no split.
 static void packOperand(OpBuilder &builder, linalg::GenericOp op,
-                        unsigned operand, unsigned lane, int64_t panelWidth) {
+                        unsigned operand, unsigned lane, int64_t panelWidth,
+                        ArrayRef<unsigned> trailing = {}) {
   bool split = panelWidth > 0;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap bMap = maps[operand];
@@ -190,9 +192,10 @@ static void packOperand(OpBuilder &builder, linalg::GenericOp op,
       dims.push_back({{2, loop}, loop, panelWidth});
       continue;
     }
-    unsigned group = loop == lane ? 2
-                     : iterators[loop] == utils::IteratorType::reduction ? 1
-                                                                         : 0;
+    unsigned group =
+        loop == lane || llvm::is_contained(trailing, loop) ? 2
+        : iterators[loop] == utils::IteratorType::reduction ? 1
+                                                            : 0;
     bGroups.back().push_back(dims.size());
     dims.push_back({{group, loop}, loop, ranges[loop]});
   }
@@ -366,7 +369,13 @@ static void packForContraction(OpBuilder &builder, linalg::GenericOp op,
   bool bContiguousAlongN =
       cast<AffineDimExpr>(bMap.getResults().back()).getPosition() == nLoop;
   bool splitOnly = false;
-  if (!bContiguousAlongN && aMap.getNumResults() > 0) {
+  // Only over long reductions is the other input's contiguous loop taken as
+  // N (the accumulator tile then stored transposed, once per tile of 64 or
+  // more reduction steps); over short ones (jmpe,ejmi->jimp: 16 steps) the
+  // transposed stores of a large output cost more than packing B, and N
+  // stays the output's contiguous loop, as GETT does.
+  if (!bContiguousAlongN && aMap.getNumResults() > 0 &&
+      getReductionPoints(op) >= kMinPanelDepth) {
     unsigned aLast =
         cast<AffineDimExpr>(aMap.getResults().back()).getPosition();
     if (iterators[aLast] == utils::IteratorType::parallel) {
@@ -390,7 +399,23 @@ static void packForContraction(OpBuilder &builder, linalg::GenericOp op,
   if (splitOnly && !split)
     return;
 
-  packOperand(builder, op, bInput, nLoop, split ? panelWidth : 0);
+  // Where N is shorter than the register tile's width, the output's other
+  // trailing loops that only B uses go after the reductions too, next to N
+  // (sedm,dcm->dces, N = s of 9, packs A as [d, m, e, s]): they are then
+  // adjacent to N in B and in the output, and collapse with it into one
+  // longer vector loop.
+  SmallVector<unsigned> trailing;
+  if (!split && ranges[nLoop] < panelWidth &&
+      cast<AffineDimExpr>(outMap.getResults().back()).getPosition() ==
+          nLoop) {
+    for (AffineExpr expr : llvm::reverse(outMap.getResults().drop_back())) {
+      unsigned loop = cast<AffineDimExpr>(expr).getPosition();
+      if (!uses(bInput, loop) || uses(aInput, loop))
+        break;
+      trailing.push_back(loop);
+    }
+  }
+  packOperand(builder, op, bInput, nLoop, split ? panelWidth : 0, trailing);
 }
 
 /// The block argument a value of `op`'s body is computed from through
@@ -735,46 +760,128 @@ static void packRowsForContraction(OpBuilder &builder, linalg::GenericOp op,
   packOperand(builder, op, aInput, *mLoop, rows);
 }
 
-/// Collapses runs of reduction loops that are adjacent, in the same order,
-/// in every operand that uses them (upstream collapseOpIterationDims): in
-/// ijk->i, (j, k) is one contiguous stretch of each input row, reduced as
-/// one long vector loop, not as 256 short rows each closed by a horizontal
-/// reduction. The operands are collapse_shape views.
-static void collapseReductions(RewriterBase &rewriter, linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() ||
+/// Collapses chains of loops of one kind (reductions, or parallel loops) that
+/// are adjacent, in the same order, in every operand that uses them, after
+/// an interchange that makes each chain contiguous among the loops
+/// (upstream interchangeGenericOp and collapseOpIterationDims): in ijk->i, (j, k) is one contiguous
+/// stretch of each input row, reduced as one long vector loop, not as 256
+/// short rows each closed by a horizontal reduction; in a packed
+/// contraction, the output's trailing loops of one operand (e, s of 11 and
+/// 9) become one vector loop of 99. The operands are collapse_shape views;
+/// a fill of the output is moved onto the collapsed view, so that it stays
+/// fusable with the tiles.
+static void collapseLoops(RewriterBase &rewriter, linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
       llvm::any_of(op.getIndexingMapsArray(), [](AffineMap map) {
         return !map.isProjectedPermutation();
       }))
     return;
+  // Chains of loops that follow each other in every operand that uses
+  // them (and that every such operand uses together), of one kind: l's
+  // successor is the loop right after it in those operands.
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  SmallVector<ReassociationIndices> groups;
-  ReassociationIndices run;
-  auto close = [&] {
-    if (run.size() > 1)
-      groups.push_back(run);
-    run.clear();
-  };
-  for (unsigned loop = 0; loop < op.getNumLoops(); ++loop) {
-    if (iterators[loop] != utils::IteratorType::reduction) {
-      close();
-      continue;
-    }
-    run.push_back(loop);
-    if (run.size() > 1 && !linalg::areDimSequencesPreserved(maps, run)) {
-      run.pop_back();
-      close();
-      run.push_back(loop);
+  unsigned numLoops = op.getNumLoops();
+  constexpr int kNone = -1, kConflict = -2;
+  SmallVector<int> next(numLoops, kNone);
+  for (AffineMap map : maps) {
+    for (unsigned i = 0; i < map.getNumResults(); ++i) {
+      unsigned loop = map.getDimPosition(i);
+      int after = i + 1 < map.getNumResults()
+                      ? static_cast<int>(map.getDimPosition(i + 1))
+                      : kConflict;
+      if (after >= 0 && iterators[after] != iterators[loop])
+        after = kConflict;
+      if (next[loop] == kNone)
+        next[loop] = after;
+      else if (next[loop] != after)
+        next[loop] = kConflict;
     }
   }
-  close();
-  if (groups.empty())
+  // Parallel loops are collapsed in GEMM-like contractions only, where they make a packed operand's trailing loops one
+  // longer vector loop; elementwise ops and reductions of one operand keep
+  // theirs (collapsed, the memory-bound kernels ran up to a quarter slower
+  // here: hadamard, outer products).
+  bool contraction = false;
+  if (op.getNumDpsInputs() == 2 &&
+      llvm::is_contained(iterators, utils::IteratorType::reduction) &&
+      maps.back().getNumResults() > 0) {
+    // GEMM-like: exactly one input holds the output's contiguous loop (not
+    // a batched dot product, ...d,...d->..., whose rows the reduce schedule
+    // tiles 4 x 4).
+    AffineExpr last = maps.back().getResults().back();
+    contraction = maps[0].getResultPosition(last).has_value() !=
+                  maps[1].getResultPosition(last).has_value();
+  }
+  for (unsigned loop = 0; loop < numLoops; ++loop)
+    if (!contraction && iterators[loop] == utils::IteratorType::parallel)
+      next[loop] = kConflict;
+  // Both loops of a pair must appear in the same operands.
+  for (unsigned loop = 0; loop < numLoops; ++loop) {
+    if (next[loop] < 0)
+      continue;
+    for (AffineMap map : maps)
+      if (map.getResultPosition(rewriter.getAffineDimExpr(loop)).has_value() !=
+          map.getResultPosition(rewriter.getAffineDimExpr(next[loop]))
+              .has_value())
+        next[loop] = kConflict;
+  }
+  SmallVector<bool> hasPredecessor(numLoops, false);
+  for (int after : next)
+    if (after >= 0)
+      hasPredecessor[after] = true;
+  // The loops, each chain contiguous from its first loop on, the rest in
+  // their order.
+  SmallVector<int64_t> order;
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned loop = 0; loop < numLoops; ++loop) {
+    if (hasPredecessor[loop])
+      continue;
+    ReassociationIndices chain;
+    for (int l = loop; l >= 0 && chain.size() <= numLoops; l = next[l]) {
+      chain.push_back(order.size());
+      order.push_back(l);
+    }
+    if (chain.size() > 1)
+      groups.push_back(chain);
+  }
+  if (groups.empty() || order.size() != numLoops)
     return;
   rewriter.setInsertionPoint(op);
+  if (!llvm::equal(order, llvm::seq<int64_t>(0, numLoops))) {
+    SmallVector<unsigned> permutation(order.begin(), order.end());
+    FailureOr<linalg::GenericOp> interchanged =
+        linalg::interchangeGenericOp(rewriter, op, permutation);
+    if (failed(interchanged))
+      return;
+    op = *interchanged;
+  }
   FailureOr<linalg::CollapseResult> collapsed =
       linalg::collapseOpIterationDims(op, groups, rewriter);
-  if (succeeded(collapsed))
-    rewriter.replaceOp(op, collapsed->results);
+  if (failed(collapsed))
+    return;
+  rewriter.replaceOp(op, collapsed->results);
+  // collapse_shape(fill(x)) -> fill(collapse_shape(x)).
+  auto newOp = cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+  auto reshape = newOp.getDpsInits()[0].getDefiningOp<tensor::CollapseShapeOp>();
+  auto fill = reshape ? reshape.getSrc().getDefiningOp<linalg::FillOp>()
+                      : linalg::FillOp();
+  if (!fill || !reshape->hasOneUse())
+    return;
+  rewriter.setInsertionPoint(newOp);
+  Value view = tensor::CollapseShapeOp::create(
+      rewriter, reshape.getLoc(), reshape.getResultType(),
+      fill.getDpsInits()[0], reshape.getReassociationIndices());
+  Value newFill =
+      linalg::FillOp::create(rewriter, fill.getLoc(), fill.getInputs(), view)
+          .getResult(0);
+  rewriter.modifyOpInPlace(newOp, [&] {
+    newOp.getDpsInitsMutable()[0].set(newFill);
+  });
+  if (reshape->use_empty())
+    rewriter.eraseOp(reshape);
+  if (fill->use_empty())
+    rewriter.eraseOp(fill);
 }
 
 namespace {
@@ -815,7 +922,7 @@ struct EinsumSelectStrategyPass
     });
     IRRewriter rewriter(context);
     for (linalg::GenericOp op : generics)
-      collapseReductions(rewriter, op);
+      collapseLoops(rewriter, op);
 
     generics.clear();
     getOperation()->walk([&](linalg::GenericOp op) {

@@ -22,16 +22,22 @@ namespace einsum {
 using namespace mlir;
 
 namespace {
-/// Static copies whose innermost dimension has unit stride on both sides:
-/// vector loads and stores of whole rows.
+/// Static copies of at most kMaxElements elements whose innermost dimension
+/// has unit stride on both sides: vector loads and stores of whole rows.
 struct StaticCopyVectorization : linalg::CopyVectorizationPattern {
+  static constexpr int64_t kMaxElements = 1024;
+
   using CopyVectorizationPattern::CopyVectorizationPattern;
 
   LogicalResult matchAndRewrite(memref::CopyOp copy,
                                 PatternRewriter &rewriter) const override {
     auto isRowContiguous = [](Value value) {
       auto type = cast<MemRefType>(value.getType());
-      if (!type.hasStaticShape() || type.getRank() == 0)
+      // Larger copies (whole intermediates) would become vectors too large
+      // for LLVM to legalize in reasonable time; they stay copies (memcpy
+      // where contiguous).
+      if (!type.hasStaticShape() || type.getRank() == 0 ||
+          type.getNumElements() > kMaxElements)
         return false;
       SmallVector<int64_t> strides;
       int64_t offset;

@@ -347,3 +347,44 @@ func.func @tiny(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<4x4xf32>, tensor<4x4xf32>
   return %r : tensor<4x4xf32>
 }
+
+// -----
+
+// The output's contiguous loop p belongs to A, which is contiguous along the
+// 16-step reduction e; B is contiguous along an output loop of its own (i).
+// Over so few reduction steps, taking i as N would store every accumulator
+// tile transposed: A is packed instead, [j, m, e, p], and N stays p, the
+// vector dimension of the stores (GETT's choice); the 8 rows of the
+// register tile are i, B's contiguous loop.
+// CHECK-LABEL: func.func @short_k_packs_n_operand
+// CHECK: %[[PACKED:.*]] = linalg.generic
+// CHECK-SAME: ins(%{{.*}} : tensor<4x4x64x16xf32>) outs(%{{.*}} : tensor<4x4x16x64xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[PACKED]], %{{.*}} : tensor<4x4x16x64xf32>, tensor<16x4x4x24xf32>)
+// CHECK-SAME: #einsum.strategy<contract, order = [0, 2, 1, 4, 3], cache = [1, 24, 1, 16, 64], register = [1, 8, 1, 1, 32]>
+func.func @short_k_packs_n_operand(%a: tensor<4x4x64x16xf32>, %b: tensor<16x4x4x24xf32>) -> tensor<4x24x4x64xf32> {
+  %r = einsum.contract "jmpe,ejmi->jimp"(%a, %b) : tensor<4x4x64x16xf32>, tensor<16x4x4x24xf32>
+  return %r : tensor<4x24x4x64xf32>
+}
+
+// -----
+
+// N (s, 9 wide) is shorter than a register tile's width: A is packed with
+// the output's other trailing loop of its own (e) after the reduction m,
+// [d, m, e, s]; (e, s) are then adjacent in A and in the output, and are
+// collapsed (after an interchange that puts m first) into one vector loop
+// of 99. The output's fill moves onto the collapsed view.
+// CHECK-LABEL: func.func @trailing_labels_collapse
+// CHECK: %[[PACKED:.*]] = linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<64x8x11x9xf32>)
+// CHECK: %[[A:.*]] = tensor.collapse_shape %[[PACKED]] {{\[}}[0], [1], [2, 3]] : tensor<64x8x11x9xf32> into tensor<64x8x99xf32>
+// CHECK: %[[OUT:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : tensor<64x39x11x9xf32> into tensor<64x39x99xf32>
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[OUT]] : tensor<64x39x99xf32>)
+// CHECK: %[[R:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[A]], %{{.*}} : tensor<64x8x99xf32>, tensor<64x39x8xf32>) outs(%[[FILL]] : tensor<64x39x99xf32>)
+// CHECK-SAME: #einsum.strategy<contract
+// CHECK: tensor.expand_shape %[[R]] {{\[}}[0], [1], [2, 3]] output_shape [64, 39, 11, 9]
+func.func @trailing_labels_collapse(%a: tensor<9x11x64x8xf32>, %b: tensor<64x39x8xf32>) -> tensor<64x39x11x9xf32> {
+  %r = einsum.contract "sedm,dcm->dces"(%a, %b) : tensor<9x11x64x8xf32>, tensor<64x39x8xf32>
+  return %r : tensor<64x39x11x9xf32>
+}

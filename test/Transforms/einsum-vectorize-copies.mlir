@@ -15,14 +15,17 @@ func.func @rows(%src: memref<8x18xf32, strided<[82, 1], offset: ?>>,
 
 // -----
 
-// Dynamic shapes, and an innermost dimension that is not contiguous, stay
-// copies.
+// Dynamic shapes, an innermost dimension that is not contiguous, and
+// copies of more than 1024 elements (whole intermediates) stay copies.
 // CHECK-LABEL: func.func @left_alone
 // CHECK: memref.copy {{.*}} : memref<?x4xf32> to memref<?x4xf32>
 // CHECK: memref.copy {{.*}} : memref<4x4xf32, strided<[1, 4]>> to memref<4x4xf32>
+// CHECK: memref.copy {{.*}} : memref<512x512xf32> to memref<512x512xf32>
 func.func @left_alone(%a: memref<?x4xf32>, %b: memref<?x4xf32>,
-                      %c: memref<4x4xf32, strided<[1, 4]>>, %d: memref<4x4xf32>) {
+                      %c: memref<4x4xf32, strided<[1, 4]>>, %d: memref<4x4xf32>,
+                      %e: memref<512x512xf32>, %f: memref<512x512xf32>) {
   memref.copy %a, %b : memref<?x4xf32> to memref<?x4xf32>
   memref.copy %c, %d : memref<4x4xf32, strided<[1, 4]>> to memref<4x4xf32>
+  memref.copy %e, %f : memref<512x512xf32> to memref<512x512xf32>
   return
 }

@@ -330,8 +330,9 @@ def EinsumVectorizeCopiesPass : Pass<"einsum-vectorize-copies"> {
     tiles it turned into copies, copies of tile remainders); one between
     strided views lowers to a call of the runner utils' `memrefCopy`, which
     copies element by element through descriptors (a fifth of a packed
-    contraction's time). Every copy of a static shape whose innermost
-    dimension has unit stride becomes a vector.transfer_read and
+    contraction's time). Every copy of a static shape of at most 1024
+    elements (larger ones would be vectors LLVM legalizes slowly) whose
+    innermost dimension has unit stride becomes a vector.transfer_read and
     vector.transfer_write (upstream `linalg::CopyVectorizationPattern`),
     which the vector lowering turns into loads and stores. Other copies are
     left alone.
