@@ -121,3 +121,39 @@ func.func @half(%a: tensor<4x3xf16>, %b: tensor<3x4xf16>) -> tensor<4x4xf16> {
   %0 = einsum.contract "ij,jk->ik"(%a, %b) : tensor<4x3xf16>, tensor<3x4xf16>
   return %0 : tensor<4x4xf16>
 }
+
+// -----
+
+// The outermost output loop that splits evenly is distributed: 3 rows in
+// two chunks would leave a thread idle a third of the time, so the 64 is
+// split instead (32 each). The contiguous loop would only come last.
+// CHECK-LABEL: func.func @even_split
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: tensor.extract_slice %{{.*}}[0, %{{.*}}, 0] [3, 32, 64] [1, 1, 1]
+#e3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @even_split(%a: tensor<3x64x64xf32>) -> tensor<3x64x64xf32> {
+  %e = tensor.empty() : tensor<3x64x64xf32>
+  %r = linalg.generic {indexing_maps = [#e3, #e3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : tensor<3x64x64xf32>) outs(%e : tensor<3x64x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<3x64x64xf32>
+  return %r : tensor<3x64x64xf32>
+}
+
+// -----
+
+// Nothing splits evenly: the most even split is taken (5 in 3 + 2).
+// CHECK-LABEL: func.func @least_uneven
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: tensor.extract_slice %{{.*}}[%{{.*}}, 0, 0] [%{{.*}}, 3, 16] [1, 1, 1]
+#u3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @least_uneven(%a: tensor<5x3x16xf32>) -> tensor<5x3x16xf32> {
+  %e = tensor.empty() : tensor<5x3x16xf32>
+  %r = linalg.generic {indexing_maps = [#u3, #u3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : tensor<5x3x16xf32>) outs(%e : tensor<5x3x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<5x3x16xf32>
+  return %r : tensor<5x3x16xf32>
+}
