@@ -28,8 +28,8 @@ namespace einsum {
 using namespace mlir;
 
 /// The loop whose iterations are split over `threads` threads: a parallel
-/// loop of the output, of static size > 1. The outermost one that splits
-/// evenly (chunks differ by at most an eighth, each a whole number of the
+/// loop of the output, of static size > 1. The outermost batch loop (one
+/// every input uses), else the outermost other loop, that splits evenly (chunks differ by at most an eighth, each a whole number of the
 /// op's register tiles along it), else the one that splits most evenly. The
 /// output's contiguous loop comes last, and only where each thread's part of
 /// a row is at least kMinContiguousChunk elements: threads splitting short
@@ -61,8 +61,26 @@ static std::optional<unsigned> distributedLoop(linalg::LinalgOp op,
   std::optional<unsigned> best;
   double bestImbalance = 0;
   unsigned numResults = map.getNumResults();
-  // In the output's order: its contiguous loop last.
-  for (unsigned result = 0; result < numResults; ++result) {
+  // A batch loop (one every input uses) splits every operand, not only the
+  // output: no thread reads what another reads (znjr,njy->rzny split along
+  // z streamed all of B through both threads, and ran slower on two).
+  auto isBatch = [&](unsigned loop) {
+    return op.getNumDpsInputs() > 1 &&
+           llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+             return op.getMatchingIndexingMap(input)
+                 .getResultPosition(getAffineDimExpr(loop, op.getContext()))
+                 .has_value();
+           });
+  };
+  // Batch loops first, then the others; each in the output's order, its
+  // contiguous loop last.
+  SmallVector<unsigned> candidates;
+  for (bool batch : {true, false})
+    for (unsigned result = 0; result < numResults; ++result)
+      if (auto dim = dyn_cast<AffineDimExpr>(map.getResult(result)))
+        if (isBatch(dim.getPosition()) == batch)
+          candidates.push_back(result);
+  for (unsigned result : candidates) {
     auto dim = dyn_cast<AffineDimExpr>(map.getResult(result));
     if (!dim)
       continue;

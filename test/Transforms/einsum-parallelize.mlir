@@ -157,3 +157,30 @@ func.func @least_uneven(%a: tensor<5x3x16xf32>) -> tensor<5x3x16xf32> {
   } -> tensor<5x3x16xf32>
   return %r : tensor<5x3x16xf32>
 }
+
+// -----
+
+// A batch loop (used by every input) is split before the others, even when
+// an outer output loop splits evenly too: each thread then reads half of
+// every operand (rzny = znjr x njy: n, not z).
+// CHECK-LABEL: func.func @batch_first
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK-DAG: tensor.extract_slice %{{.*}}[0, %{{.*}}, 0, 0] [6, 2, 2, 3]
+// CHECK-DAG: tensor.extract_slice %{{.*}}[%{{.*}}, 0, 0] [2, 2, 16]
+#bf_a = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d4, d0)>
+#bf_b = affine_map<(d0, d1, d2, d3, d4) -> (d2, d4, d3)>
+#bf_c = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+func.func @batch_first(%a: tensor<6x4x2x3xf32>, %b: tensor<4x2x16xf32>) -> tensor<3x6x4x16xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x6x4x16xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<3x6x4x16xf32>) -> tensor<3x6x4x16xf32>
+  %r = linalg.generic {indexing_maps = [#bf_a, #bf_b, #bf_c],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<6x4x2x3xf32>, tensor<4x2x16xf32>) outs(%f : tensor<3x6x4x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<3x6x4x16xf32>
+  return %r : tensor<3x6x4x16xf32>
+}
