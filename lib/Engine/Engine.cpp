@@ -160,8 +160,9 @@ std::string CompileOptions::getCacheKey() const {
 static PathOptions makePathOptions(const CompileOptions &options,
                                    ElementType elementType) {
   PathOptions path;
-  path.strategy =
-      parsePathStrategy(options.pathStrategy).value_or(PathStrategy::Auto);
+  // Validated where the options were made (the tools, the C API).
+  if (llvm::Error err = parsePathOption(options.pathStrategy, path))
+    llvm::consumeError(std::move(err));
   path.objective =
       parsePathObjective(options.minimize).value_or(PathObjective::Flops);
   // No limit given: the machine's memory (an intermediate larger than it
@@ -998,11 +999,14 @@ Engine::compile(llvm::StringRef equation,
     return module.takeError();
   // The path of three or more operands first: a memory limit that no path
   // meets is an equation-level error, reported before anything is compiled.
+  // (An explicit path is checked whatever the operand count.)
   std::optional<ContractionPath> path;
-  if (shapes.size() >= 3 &&
+  PathOptions pathOptions = makePathOptions(options, elementType);
+  if ((shapes.size() >= 3 ||
+       pathOptions.strategy == PathStrategy::Explicit) &&
       resolution.numDims() <= static_cast<unsigned>(kNumLabels)) {
     llvm::Expected<ContractionPath> found =
-        findContractionPath(resolution, makePathOptions(options, elementType));
+        findContractionPath(resolution, pathOptions);
     if (!found)
       return found.takeError();
     path = std::move(*found);

@@ -65,6 +65,43 @@ TEST(ContractionPath, MatrixChainOfSixIsOptimal) {
   EXPECT_EQ(bruteForceOptimalFlops(res, leftToRight), 2 * 15125.0);
 }
 
+TEST(ContractionPath, ExplicitPathInNumpysConvention) {
+  // numpy's [(1, 2), (0, 1)]: jk x kl first (appended as tensor 3), then
+  // the list is (ij, jl) and positions 0, 1 name them.
+  EinsumResolution res = resolve("ij,jk,kl->il", {{3, 4}, {4, 5}, {5, 6}});
+  PathOptions options;
+  ASSERT_FALSE(!!parsePathOption("explicit:1,2;0,1", options));
+  EXPECT_EQ(options.strategy, PathStrategy::Explicit);
+  ContractionPath path = findPath(res, options);
+  ASSERT_EQ(path.steps.size(), 2u);
+  EXPECT_EQ(path.steps[0].equation, "jk,kl->jl");
+  EXPECT_EQ(path.steps[1].inputs, (llvm::SmallVector<unsigned, 2>{0, 3}));
+  // One step of three tensors is joined left to right.
+  ASSERT_FALSE(!!parsePathOption("explicit:0,1,2", options));
+  EXPECT_EQ(findPath(res, options).steps.size(), 2u);
+  // Refused: out-of-range and repeated positions, leftovers, bad text.
+  auto errorOf = [&](llvm::StringRef text) {
+    PathOptions bad;
+    if (llvm::Error err = parsePathOption(text, bad))
+      return llvm::toString(std::move(err));
+    auto found = findContractionPath(res, bad);
+    return found ? std::string() : llvm::toString(found.takeError());
+  };
+  EXPECT_EQ(errorOf("explicit:1,3"),
+            "explicit path: step 0 names tensor 3, but there are 3");
+  EXPECT_EQ(errorOf("explicit:1,1"),
+            "explicit path: step 0 names tensor 1 twice");
+  EXPECT_EQ(errorOf("explicit:0,1"),
+            "explicit path: it leaves 2 tensors, not one");
+  EXPECT_EQ(errorOf("explicit:0,x"),
+            "explicit path: 'x' is not a tensor position (steps are "
+            "positions separated by ',', steps by ';')");
+  EXPECT_EQ(errorOf("best"),
+            "unknown path strategy 'best' (expected auto, optimal, dp, "
+            "greedy, left-to-right or explicit:STEPS, e.g. "
+            "explicit:1,2;0,1)");
+}
+
 TEST(ContractionPath, SkewedChain) {
   EinsumResolution res = resolve(
       "ij,jk,kl,lm->im", {{1024, 16}, {16, 1024}, {1024, 16}, {16, 1024}});

@@ -23,6 +23,10 @@ using llvm::StringRef;
 // Names
 //===----------------------------------------------------------------------===//
 
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
 std::optional<PathStrategy> mlir::einsum::parsePathStrategy(StringRef name) {
   return llvm::StringSwitch<std::optional<PathStrategy>>(name)
       .Case("auto", PathStrategy::Auto)
@@ -45,8 +49,41 @@ StringRef mlir::einsum::getName(PathStrategy strategy) {
     return "greedy";
   case PathStrategy::LeftToRight:
     return "left-to-right";
+  case PathStrategy::Explicit:
+    return "explicit";
   }
   llvm_unreachable("unknown strategy");
+}
+
+llvm::Error mlir::einsum::parsePathOption(StringRef text,
+                                          PathOptions &options) {
+  if (!text.consume_front("explicit:")) {
+    std::optional<PathStrategy> strategy = parsePathStrategy(text);
+    if (!strategy)
+      return makeError("unknown path strategy '" + text +
+                       "' (expected auto, optimal, dp, greedy, left-to-right "
+                       "or explicit:STEPS, e.g. explicit:1,2;0,1)");
+    options.strategy = *strategy;
+    return llvm::Error::success();
+  }
+  options.strategy = PathStrategy::Explicit;
+  options.explicitPath.clear();
+  SmallVector<StringRef> steps;
+  text.split(steps, ';', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (StringRef step : steps) {
+    SmallVector<StringRef> positions;
+    step.split(positions, ',');
+    options.explicitPath.emplace_back();
+    for (StringRef position : positions) {
+      unsigned value;
+      if (position.trim().getAsInteger(10, value))
+        return makeError("explicit path: '" + position +
+                         "' is not a tensor position (steps are positions "
+                         "separated by ',', steps by ';')");
+      options.explicitPath.back().push_back(value);
+    }
+  }
+  return llvm::Error::success();
 }
 
 std::optional<PathObjective> mlir::einsum::parsePathObjective(StringRef name) {
@@ -56,9 +93,6 @@ std::optional<PathObjective> mlir::einsum::parsePathObjective(StringRef name) {
       .Default(std::nullopt);
 }
 
-static llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
 
 llvm::Error mlir::einsum::parseSizeHint(StringRef hint, PathOptions &options) {
   auto [label, value] = hint.split('=');
@@ -412,6 +446,33 @@ std::optional<Merges> searchGreedy(const Problem &p) {
   return merges;
 }
 
+/// The merges of an explicit path (checked by checkExplicitPath): each step
+/// joins its tensors left to right; the result goes to the end of the list.
+/// std::nullopt when a step exceeds the memory limit.
+std::optional<Merges> followExplicit(const Problem &p) {
+  SmallVector<Set> nodes;
+  for (unsigned i = 0; i < p.numLeaves(); ++i)
+    nodes.push_back(Set(1) << i);
+  Merges merges;
+  for (const SmallVector<unsigned, 2> &step : p.options.explicitPath) {
+    Set joined = 0;
+    for (unsigned position : step) {
+      if (joined) {
+        if (p.exceedsLimit(joined | nodes[position]))
+          return std::nullopt;
+        merges.push_back({joined, nodes[position]});
+      }
+      joined |= nodes[position];
+    }
+    SmallVector<unsigned, 2> sorted(step);
+    llvm::sort(sorted);
+    for (unsigned position : llvm::reverse(sorted))
+      nodes.erase(nodes.begin() + position);
+    nodes.push_back(joined);
+  }
+  return merges;
+}
+
 std::optional<Merges> searchLeftToRight(const Problem &p) {
   Merges merges;
   Set acc = 1;
@@ -461,12 +522,45 @@ std::optional<Merges> search(const Problem &p, PathStrategy strategy,
     return searchGreedy(p);
   case PathStrategy::LeftToRight:
     return searchLeftToRight(p);
+  case PathStrategy::Explicit:
+    return followExplicit(p);
   case PathStrategy::Auto:
     break;
   }
   llvm_unreachable("auto was resolved");
 }
 } // namespace
+
+/// An explicit path over `n` tensors: positions within the list, distinct
+/// in a step, and one tensor left at the end.
+static llvm::Error
+checkExplicitPath(llvm::ArrayRef<SmallVector<unsigned, 2>> path, unsigned n) {
+  unsigned count = n;
+  for (auto [k, step] : llvm::enumerate(path)) {
+    if (step.empty())
+      return makeError(llvm::formatv("explicit path: step {0} is empty", k)
+                           .str());
+    for (auto [i, position] : llvm::enumerate(step)) {
+      if (position >= count)
+        return makeError(llvm::formatv("explicit path: step {0} names "
+                                       "tensor {1}, but there are {2}",
+                                       k, position, count)
+                             .str());
+      if (llvm::is_contained(llvm::ArrayRef(step).take_front(i), position))
+        return makeError(llvm::formatv("explicit path: step {0} names "
+                                       "tensor {1} twice",
+                                       k, position)
+                             .str());
+    }
+    count = count - step.size() + 1;
+  }
+  if (count != 1)
+    return makeError(llvm::formatv("explicit path: it leaves {0} tensors, "
+                                   "not one",
+                                   count)
+                         .str());
+  return llvm::Error::success();
+}
 
 llvm::Expected<ContractionPath>
 mlir::einsum::findContractionPath(const EinsumResolution &res,
@@ -476,6 +570,11 @@ mlir::einsum::findContractionPath(const EinsumResolution &res,
     return std::move(err);
   if (res.operands.empty())
     return makeError("an einsum has at least one operand");
+
+  if (options.strategy == PathStrategy::Explicit)
+    if (llvm::Error err =
+            checkExplicitPath(options.explicitPath, p.numLeaves()))
+      return std::move(err);
 
   // An empty iteration space (a dim of size 0): the result is zeros, and
   // no step may materialize an intermediate of the other, possibly huge,

@@ -38,16 +38,17 @@ struct EinsumOptimizePathPass
 
   void runOnOperation() override {
     PathOptions options;
-    std::optional<PathStrategy> parsedStrategy = parsePathStrategy(strategy);
-    std::optional<PathObjective> objective = parsePathObjective(minimize);
-    if (!parsedStrategy || !objective) {
+    if (llvm::Error err = parsePathOption(strategy, options)) {
       getOperation()->emitError()
-          << "einsum-optimize-path: unknown "
-          << (parsedStrategy ? "minimize='" + minimize + "'"
-                             : "strategy='" + strategy + "'");
+          << "einsum-optimize-path: " << llvm::toString(std::move(err));
       return signalPassFailure();
     }
-    options.strategy = *parsedStrategy;
+    std::optional<PathObjective> objective = parsePathObjective(minimize);
+    if (!objective) {
+      getOperation()->emitError()
+          << "einsum-optimize-path: unknown minimize='" << minimize << "'";
+      return signalPassFailure();
+    }
     options.objective = *objective;
     options.memoryLimit = memoryLimit;
     for (const std::string &hint : sizeHints) {

@@ -14,7 +14,8 @@
 //      strategy finds: `optimal` (exact dynamic programming over all subsets,
 //      up to 8 tensors; equal to brute force), `dp` (dynamic programming over
 //      connected subsets, up to about 20), `greedy` (smallest intermediate
-//      first), `left-to-right` (what torch 1.13 does), or `auto` (by count).
+//      first), `left-to-right` (what torch 1.13 does), `auto` (by count), or
+//      an explicit path in numpy's convention.
 //      The dynamic programs have a work budget: past it (optimal at about 14
 //      tensors) the next search runs, and the path says so.
 //
@@ -39,7 +40,7 @@
 namespace mlir {
 namespace einsum {
 
-enum class PathStrategy { Auto, Optimal, DP, Greedy, LeftToRight };
+enum class PathStrategy { Auto, Optimal, DP, Greedy, LeftToRight, Explicit };
 enum class PathObjective { Flops, Memory };
 
 std::optional<PathStrategy> parsePathStrategy(llvm::StringRef name);
@@ -48,6 +49,10 @@ std::optional<PathObjective> parsePathObjective(llvm::StringRef name);
 
 struct PathOptions {
   PathStrategy strategy = PathStrategy::Auto;
+  /// The Explicit strategy's path, in numpy's and opt_einsum's convention:
+  /// each step lists positions in the current list of tensors (the operands
+  /// at first); those tensors are removed and the step's result is appended.
+  llvm::SmallVector<llvm::SmallVector<unsigned, 2>> explicitPath;
   PathObjective objective = PathObjective::Flops;
   /// The largest intermediate may have at most this many bytes; 0: no limit.
   uint64_t memoryLimit = 0;
@@ -58,6 +63,11 @@ struct PathOptions {
   /// Assumed size of a dynamic dim without a hint.
   int64_t defaultDynamicSize = 128;
 };
+
+/// Parses a path option: a strategy name (auto, optimal, dp, greedy,
+/// left-to-right) or an explicit path, "explicit:1,2;0,1" (numpy's
+/// [(1, 2), (0, 1)]), into `options.strategy` (and `explicitPath`).
+llvm::Error parsePathOption(llvm::StringRef text, PathOptions &options);
 
 /// Parses "i=128" into `options.sizeHints`.
 llvm::Error parseSizeHint(llvm::StringRef hint, PathOptions &options);
