@@ -20,6 +20,8 @@ packages=(
   libclang-rt-22-dev libfuzzer-22-dev
   # the GEMM reference of the benchmarks
   libopenblas-dev
+  # torch: the oracle of the Python conformance and interop tests
+  python3-torch
 )
 
 missing=()

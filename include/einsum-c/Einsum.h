@@ -78,6 +78,15 @@ EINSUM_CAPI_EXPORTED size_t einsumEngineCacheCapacity(EinsumEngine engine);
 EINSUM_CAPI_EXPORTED void einsumEngineSetCacheCapacity(EinsumEngine engine,
                                                        size_t capacity);
 
+/* The project's version, "MAJOR.MINOR.PATCH" (static storage). */
+EINSUM_CAPI_EXPORTED const char *einsumVersion(void);
+
+/* The canonical text of `equation`: explicit output, no spaces
+   ("ij,jk" -> "ij,jk->ik"). */
+EINSUM_CAPI_EXPORTED int einsumCanonicalEquation(const char *equation,
+                                                 char **canonical,
+                                                 char **error);
+
 /* Converts torch's sublist form to an equation string: `numOperands`
    sublists of `lengths[i]` integers in [0, 52) or EINSUM_SUBLIST_ELLIPSIS,
    and an output sublist of `outputLength` (-1: implicit output). */

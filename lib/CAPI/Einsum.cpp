@@ -104,11 +104,10 @@ int prepare(EinsumEngine engine, const char *equation, int numOperands,
       options->pathStrategy ? options->pathStrategy : "auto";
   compileOptions.memoryLimit = options->memoryLimit;
   compileOptions.minimize = options->minimize ? options->minimize : "flops";
-  if (!parsePathStrategy(compileOptions.pathStrategy))
-    return fail(error, "einsum: unknown path strategy '" +
-                           compileOptions.pathStrategy +
-                           "' (expected auto, optimal, dp, greedy or "
-                           "left-to-right)");
+  PathOptions pathOptions;
+  if (llvm::Error err =
+          parsePathOption(compileOptions.pathStrategy, pathOptions))
+    return fail(error, "einsum: " + llvm::toString(std::move(err)));
   if (!parsePathObjective(compileOptions.minimize))
     return fail(error, "einsum: unknown minimize '" + compileOptions.minimize +
                            "' (expected flops or memory)");
@@ -152,6 +151,19 @@ void einsumOptionsInit(EinsumOptions *options) {
 }
 
 void einsumFreeString(char *string) { std::free(string); }
+
+const char *einsumVersion(void) { return EINSUM_MLIR_VERSION; }
+
+int einsumCanonicalEquation(const char *equation, char **canonical,
+                            char **error) {
+  if (!equation || !canonical)
+    return fail(error, "einsum: no equation");
+  llvm::Expected<EinsumEquation> parsed = EinsumEquation::parse(equation);
+  if (!parsed)
+    return fail(error, "einsum: " + llvm::toString(parsed.takeError()));
+  *canonical = copyString(parsed->str());
+  return 0;
+}
 
 size_t einsumElementSize(EinsumElementType type) {
   std::optional<ElementType> parsed = toElementType(type);

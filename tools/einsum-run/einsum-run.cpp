@@ -95,7 +95,9 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     pathOpt("path",
             cl::desc("Contraction path search for three or more operands: "
-                     "auto, optimal, dp, greedy or left-to-right"),
+                     "auto, optimal, dp, greedy or left-to-right; or an "
+                     "explicit path in numpy's convention, "
+                     "explicit:1,2;0,1 for [(1, 2), (0, 1)]"),
             cl::value_desc("STRATEGY"), cl::init("auto"), cl::cat(category));
 static cl::opt<uint64_t>
     memoryLimitOpt("memory-limit",
@@ -368,6 +370,9 @@ int main(int argc, char **argv) {
   registerDefaultTimingManagerCLOptions();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
+  cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "einsum-mlir version " EINSUM_MLIR_VERSION "\n";
+  });
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -387,9 +392,11 @@ int main(int argc, char **argv) {
   bool moduleMode = !inputFile.empty();
   if (moduleMode == (equationOpt.getNumOccurrences() > 0))
     fail("give either --equation=EQUATION or an .mlir file (with --entry)");
-  if (!parsePathStrategy(pathOpt))
-    fail("unknown --path '" + pathOpt +
-         "' (expected auto, optimal, dp, greedy or left-to-right)");
+  {
+    PathOptions pathOptions;
+    if (llvm::Error err = parsePathOption(pathOpt, pathOptions))
+      fail("--path: " + llvm::toString(std::move(err)));
+  }
   if (!parsePathObjective(minimizeOpt))
     fail("unknown --minimize '" + minimizeOpt +
          "' (expected flops or memory)");
