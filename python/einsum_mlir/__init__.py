@@ -1,15 +1,18 @@
-"""einsum-mlir: torch.einsum compiled with MLIR, on numpy arrays.
+"""einsum-mlir: torch.einsum compiled with MLIR, for numpy arrays and torch
+tensors, with numpy's and opt_einsum's calling conventions.
 
     import numpy as np, einsum_mlir
-    c = einsum_mlir.einsum("bij,bjk->bik", a, b)          # like torch.einsum
+    a, b = np.ones((8, 4)), np.ones((4, 3))
+    c = einsum_mlir.einsum("ij,jk->ik", a, b)            # like torch.einsum
     c = einsum_mlir.einsum(a, [0, 1], b, [1, 2], [0, 2])  # sublist form
-    k = einsum_mlir.compile("ij,jk->ik", (64, 32), (32, 16), dtype="float32")
+    k = einsum_mlir.compile("ij,jk->ik", (8, 4), (4, 3), dtype="float64")
     c = k(a, b)                                           # reusable kernel
-    print(einsum_mlir.einsum_path("ij,jk,kl->il", a, b, c))
+    path, info = einsum_mlir.einsum_path("ij,jk->ik", a, b)  # numpy's form
+    c = einsum_mlir.contract("ij,jk->ik", a, b)           # opt_einsum's form
 
-Kernels are compiled once per (equation, shapes, dtype, options) and cached
-for the whole process. Errors raise ValueError with the compiler's
-diagnostic.
+Kernels are compiled once per (equation, shapes, dtype, options) and kept in
+a process-wide cache of bounded size. Errors raise ValueError (or TypeError
+for arguments of the wrong kind) with the compiler's diagnostic.
 """
 
 import collections
@@ -21,9 +24,14 @@ import threading
 import numpy as np
 
 from . import _capi
+from ._interop import Operands
+from ._paths import PathInfo, from_optimize
 
-__all__ = ["einsum", "compile", "einsum_path", "Kernel", "PathInfo",
-           "cache_info", "set_cache_capacity", "CacheInfo"]
+__all__ = ["einsum", "compile", "einsum_path", "contract", "contract_path",
+           "contract_expression", "ContractExpression", "Kernel", "PathInfo",
+           "cache_info", "set_cache_capacity", "CacheInfo", "__version__"]
+
+__version__ = _capi.lib.einsumVersion().decode()
 
 _TYPES = {"float32": 0, "float64": 1, "float16": 2, "bfloat16": 3,
           "int32": 4, "int64": 5}
@@ -158,6 +166,8 @@ class _Options:
                  memory_limit=0, minimize="flops"):
         self.target = _option_str("target", target, "cpu")
         self.threads = _option_int("threads", threads, 0, _max_threads())
+        if isinstance(path, (list, tuple)):
+            path = from_optimize(path)
         self.path = _option_str("path", path, "auto")
         self.memory_limit = _option_int("memory_limit", memory_limit, 0,
                                         _UINT64_MAX)
@@ -201,33 +211,6 @@ def _shape_args(shapes):
     return ranks, pointers, arrays
 
 
-class PathInfo:
-    """The contraction path of an einsum, like numpy.einsum_path's report or
-    opt_einsum's PathInfo: `steps` (each with equation, inputs, flops, shape,
-    bytes), `naive_flops`, `optimized_flops`, `speedup`,
-    `largest_intermediate_bytes`; str() gives the text report."""
-
-    def __init__(self, report, data):
-        self.report = report
-        self.data = data
-        self.steps = data["steps"]
-        self.strategy = data["strategy"]
-        self.naive_flops = data["naive_flops"]
-        self.optimized_flops = data["optimized_flops"]
-        self.speedup = data["speedup"]
-        self.largest_intermediate_bytes = data["largest_intermediate_bytes"]
-
-    @property
-    def path(self):
-        """The steps' input tensors, numpy.einsum_path style."""
-        return [tuple(s["inputs"]) for s in self.steps]
-
-    def __str__(self):
-        return self.report
-
-    __repr__ = __str__
-
-
 class Kernel:
     """A compiled einsum for fixed shapes and dtype; call it on arrays."""
 
@@ -264,7 +247,8 @@ class Kernel:
         if len(operands) != self._n:
             raise ValueError("einsum: the kernel takes %d operands, but %d "
                              "were given" % (self._n, len(operands)))
-        arrays = [np.asarray(a) for a in operands]
+        converted = Operands(operands)
+        arrays = converted.arrays
         for i, a in enumerate(arrays):
             if (a.dtype.newbyteorder("=") != self.dtype or
                     a.shape != self.input_shapes[i]):
@@ -273,8 +257,11 @@ class Kernel:
                     "%s" % (i, _type_string(a.shape, a.dtype),
                             _type_string(self.input_shapes[i], self.dtype)))
         if out is not None:
-            _check_out(out, self.output_shape, self.dtype)
-        return self._run(arrays, out)
+            target = converted.out_array(out)
+            _check_out(target, self.output_shape, self.dtype)
+            self._run(arrays, target)
+            return out
+        return converted.result(self._run(arrays))
 
     def _new_output(self):
         try:
@@ -375,28 +362,45 @@ def _explain(equation, shapes, type_code, options):
             type_code, ctypes.byref(options.struct), as_json,
             ctypes.byref(text), ctypes.byref(error)), error)
         results.append(_capi.take_string(text.value))
-    return PathInfo(results[0], _json.loads(results[1]))
+    width = {0: 4, 1: 8, 2: 2, 3: 2, 4: 4, 5: 8}[type_code]
+    return PathInfo(results[0], _json.loads(results[1]),
+                    _canonical(equation), shapes, width)
 
 
-def _prepare(args, kwargs, allow_shapes):
-    kwargs = dict(kwargs)
-    # dtype="bfloat16" reads uint16 operands as bfloat16 bit patterns.
-    bits = kwargs.pop("dtype", None)
-    if bits is not None and bits != "bfloat16":
-        raise ValueError("einsum: dtype= may only be 'bfloat16' (to read "
-                         "uint16 arrays as bfloat16 bits)")
-    options = _Options(**kwargs)
-    equation, operands = _split_args(args)
+def _canonical(equation):
+    """The equation with its output explicit and no spaces."""
+    text = ctypes.c_void_p()
+    error = ctypes.c_void_p()
+    _capi.check(_capi.lib.einsumCanonicalEquation(
+        equation.encode(), ctypes.byref(text), ctypes.byref(error)), error)
+    return _capi.take_string(text.value)
+
+
+_OPTION_NAMES = ("target", "threads", "path", "memory_limit", "minimize")
+
+
+def _options(function, kwargs, optimize=None):
+    """_Options from keyword arguments; an unknown keyword is a TypeError
+    that names it, as Python's own are."""
+    for name in kwargs:
+        if name not in _OPTION_NAMES:
+            raise TypeError("%s() got an unexpected keyword argument '%s'"
+                            % (function, name))
+    path = from_optimize(optimize)
+    if path is not None:
+        if kwargs.get("path") is not None:
+            raise TypeError("%s(): give path= or optimize=, not both"
+                            % function)
+        kwargs = dict(kwargs, path=path)
+    return _Options(**kwargs)
+
+
+def _element_type(arrays, bits):
+    """The one element type of `arrays` (None where all are shapes)."""
     dtype = None
-    shapes = []
-    arrays = []
-    for i, op in enumerate(operands):
-        if allow_shapes and isinstance(op, tuple) and all(
-                isinstance(d, (int, np.integer)) for d in op):
-            shapes.append(_check_shape(op, i))
-            arrays.append(None)
+    for i, a in enumerate(arrays):
+        if a is None:
             continue
-        a = np.asarray(op)
         if bits and a.dtype == np.uint16:
             name = "bfloat16"
         else:
@@ -408,9 +412,27 @@ def _prepare(args, kwargs, allow_shapes):
                 "einsum: operand %d has element type %s, but operand 0 has "
                 "%s; all operands must have one element type"
                 % (i, _SHORT[name], _SHORT[dtype]))
-        shapes.append(a.shape)
-        arrays.append(a)
-    return equation, shapes, arrays, dtype, options
+    return dtype
+
+
+def _shapes_or_arrays(operands, allow_shapes):
+    """Shapes (tuples of sizes, where allowed) and numpy arrays (None for
+    shapes), and the Operands they came from."""
+    shapes, arrays, rest = [], [], []
+    for i, op in enumerate(operands):
+        if allow_shapes and isinstance(op, (tuple, list)) and all(
+                isinstance(d, (int, np.integer)) for d in op):
+            shapes.append(_check_shape(op, i))
+            arrays.append(None)
+        else:
+            rest.append(op)
+            arrays.append(len(rest) - 1)
+    converted = Operands(rest)
+    for i, a in enumerate(arrays):
+        if a is not None:
+            arrays[i] = converted.arrays[a]
+            shapes.insert(i, arrays[i].shape)
+    return shapes, arrays, converted
 
 
 class _LRU:
@@ -461,43 +483,88 @@ def _kernel(equation, shapes, dtype, options):
     return kernel
 
 
-def einsum(*args, **kwargs):
-    """torch.einsum on numpy arrays (or anything with __array__):
-    einsum(equation, *operands) or einsum(op0, sublist0, op1, sublist1, ...,
-    [output_sublist]). Keyword options: threads, path ('auto', 'optimal',
-    'dp', 'greedy', 'left-to-right'), memory_limit, minimize, target, and
-    dtype='bfloat16' to read uint16 operands as bfloat16 bit patterns (numpy
-    has no bfloat16; the result is then uint16 bits too)."""
-    if kwargs:
-        equation, shapes, arrays, dtype, options = _prepare(args, kwargs,
-                                                            False)
-        return _kernel(equation, shapes, dtype, options)(*arrays)
-    # The hot path: no options.
+def _bits_option(dtype):
+    # dtype="bfloat16" reads uint16 operands as bfloat16 bit patterns.
+    if dtype is not None and dtype != "bfloat16":
+        raise ValueError("einsum: dtype= may only be 'bfloat16' (to read "
+                         "uint16 arrays as bfloat16 bits)")
+    return dtype == "bfloat16"
+
+
+def _run(function, equation, operands, out, optimize, dtype, kwargs):
+    """einsum/contract: compile (or find) the kernel, run it, return the
+    result in the operands' kind (numpy or torch)."""
+    bits = _bits_option(dtype)
+    options = _options(function, kwargs, optimize)
+    converted = Operands(operands)
+    arrays = converted.arrays
+    element = _element_type(arrays, bits or converted.bf16)
+    if element is None:
+        raise ValueError("einsum: no operands")
+    kernel = _kernel(equation, [a.shape for a in arrays], element, options)
+    if out is None:
+        return converted.result(kernel._run(arrays))
+    target = converted.out_array(out)
+    _check_out_kind(target, kernel.output_shape, kernel.dtype)
+    if target.flags.c_contiguous:
+        kernel._run(arrays, target)
+    else:
+        target[...] = kernel._run(arrays)
+    return out
+
+
+def _check_out_kind(out, shape, dtype):
+    if not out.flags.writeable:
+        raise ValueError("einsum: out is read-only")
+    if out.shape != tuple(shape) or out.dtype != dtype:
+        raise ValueError("einsum: out must be a %s array, not %s"
+                         % (_type_string(shape, dtype),
+                            _type_string(out.shape, out.dtype)))
+
+
+def einsum(*args, out=None, optimize=None, dtype=None, **kwargs):
+    """torch.einsum (and numpy.einsum) for numpy arrays, torch tensors and
+    anything with __dlpack__ or __array__: einsum(equation, *operands) or
+    einsum(op0, sublist0, op1, sublist1, ..., [output_sublist]).
+
+    out=: an array of the result's shape and type to write (numpy's out; one
+    that overlaps an operand is handled as numpy does). optimize=: numpy's
+    (False, True, 'greedy', 'optimal', or a path such as [(1, 2), (0, 1)] or
+    ['einsum_path', (1, 2), (0, 1)]). Options: threads, path ('auto',
+    'optimal', 'dp', 'greedy', 'left-to-right'), memory_limit (bytes),
+    minimize ('flops', 'memory'), target, and dtype='bfloat16' to read
+    uint16 operands as bfloat16 bit patterns (numpy has no bfloat16; the
+    result is then uint16 bits too). torch operands give a torch result."""
+    if out is None and optimize is None and dtype is None and not kwargs:
+        # The hot path: numpy arrays, no options.
+        equation, operands = _split_args(args)
+        if all(type(o) is np.ndarray for o in operands):
+            key = (equation, tuple(a.shape for a in operands),
+                   tuple(a.dtype.name for a in operands))
+            kernel = _fast.get(key)
+            if kernel is None:
+                kernel = _fast.setdefault(key, _kernel(
+                    equation, [a.shape for a in operands],
+                    _element_type(operands, False), _options("einsum", {})))
+            # The key fixes every operand's shape and element type (dtype
+            # names do not tell byte orders apart: _run converts).
+            return kernel._run(operands)
     equation, operands = _split_args(args)
-    arrays = [o if type(o) is np.ndarray else np.asarray(o) for o in operands]
-    key = (equation, tuple(a.shape for a in arrays),
-           tuple(a.dtype.name for a in arrays))
-    kernel = _fast.get(key)
-    if kernel is None:
-        equation, shapes, arrays, dtype, options = _prepare(args, {}, False)
-        kernel = _fast.setdefault(key,
-                                  _kernel(equation, shapes, dtype, options))
-    # The key fixes every operand's shape and element type (dtype names do
-    # not tell byte orders apart: _run converts).
-    return kernel._run(arrays)
+    return _run("einsum", equation, operands, out, optimize, dtype, kwargs)
 
 
 _fast = _LRU(_DEFAULT_CACHE_CAPACITY)
 
 
-def compile(*args, dtype=None, **kwargs):
+def compile(*args, dtype=None, optimize=None, **kwargs):
     """A reusable Kernel. Operands are arrays, or shape tuples with dtype=.
     Accepts the same forms and options as einsum(); with dtype='bfloat16' the
     kernel takes and returns uint16 arrays of bfloat16 bits (unless numpy
     knows a bfloat16 dtype)."""
-    if dtype == "bfloat16":
-        kwargs["dtype"] = "bfloat16"
-    equation, shapes, arrays, found, options = _prepare(args, kwargs, True)
+    options = _options("compile", kwargs, optimize)
+    equation, operands = _split_args(args)
+    shapes, arrays, converted = _shapes_or_arrays(operands, True)
+    found = _element_type(arrays, dtype == "bfloat16" or converted.bf16)
     if dtype is not None:
         name = _dtype_name(dtype)
         if found is not None and found != name:
@@ -510,12 +577,117 @@ def compile(*args, dtype=None, **kwargs):
     return _kernel(equation, shapes, found, options)
 
 
-def einsum_path(*args, **kwargs):
-    """The contraction path the compiler takes (a PathInfo)."""
-    equation, shapes, _arrays, dtype, options = _prepare(args, kwargs, True)
-    if dtype is None:
-        dtype = "float32"
-    return _explain(equation, shapes, _TYPES[dtype], options)
+def _path_info(function, args, optimize, dtype, kwargs):
+    options = _options(function, kwargs, optimize)
+    equation, operands = _split_args(args)
+    shapes, arrays, converted = _shapes_or_arrays(operands, True)
+    found = _element_type(arrays, dtype == "bfloat16" or converted.bf16)
+    if dtype is not None and dtype != "bfloat16":
+        found = _dtype_name(dtype)
+    return _explain(equation, shapes, _TYPES[found or "float32"], options)
+
+
+def einsum_path(*args, optimize=None, dtype=None, **kwargs):
+    """numpy.einsum_path: (path, info), the path in numpy's form
+    (['einsum_path', (1, 2), (0, 1)]: positions in the list of remaining
+    tensors, each result appended) and a PathInfo that prints the report.
+    Operands may be arrays or shape tuples; optimize= as for einsum()."""
+    info = _path_info("einsum_path", args, optimize, dtype, kwargs)
+    return ["einsum_path"] + info.path, info
+
+
+def _memory_limit_elements(memory_limit, shapes, itemsize):
+    """opt_einsum's memory_limit (None, elements, or 'max_input') in bytes."""
+    if memory_limit is None:
+        return None
+    if isinstance(memory_limit, str):
+        if memory_limit != "max_input":
+            raise ValueError("einsum: memory_limit=%r (expected None, a "
+                             "number of elements or 'max_input')"
+                             % memory_limit)
+        return max(int(np.prod(s, dtype=np.int64)) for s in shapes) * itemsize
+    return _option_int("memory_limit", memory_limit, 0,
+                       _UINT64_MAX // 8) * itemsize
+
+
+def contract(*args, out=None, optimize="auto", memory_limit=None,
+             dtype=None, **kwargs):
+    """opt_einsum.contract: einsum with opt_einsum's options: optimize
+    ('auto', 'greedy', 'optimal', 'dp', True, False or a path) and
+    memory_limit (None, a number of elements, or 'max_input')."""
+    equation, operands = _split_args(args)
+    if memory_limit is not None:
+        converted = Operands(operands)
+        kwargs = dict(kwargs, memory_limit=_memory_limit_elements(
+            memory_limit, [a.shape for a in converted.arrays],
+            max(a.itemsize for a in converted.arrays)))
+    return _run("contract", equation, operands, out, optimize, dtype, kwargs)
+
+
+def contract_path(*args, optimize="auto", memory_limit=None, shapes=False,
+                  dtype=None, **kwargs):
+    """opt_einsum.contract_path: (path, PathInfo), the path as a list of
+    position tuples. Operands are arrays, or shape tuples (shapes=True, or
+    recognized as tuples of ints)."""
+    equation, operands = _split_args(args)
+    sizes = [tuple(o) if isinstance(o, (tuple, list)) else np.shape(o)
+             for o in operands]
+    if memory_limit is not None:
+        kwargs = dict(kwargs, memory_limit=_memory_limit_elements(
+            memory_limit, sizes, 8 if dtype in ("float64", "int64") else 4))
+    info = _path_info("contract_path", args, optimize, dtype, kwargs)
+    return info.path, info
+
+
+class ContractExpression:
+    """opt_einsum.contract_expression: an einsum compiled for operand shapes
+    (None for a size known only when called), called on operands:
+    expr(*operands, out=None). Kernels are compiled once per concrete shape
+    and element type, and kept."""
+
+    def __init__(self, equation, shapes, optimize, dtype, kwargs):
+        self.equation = equation
+        self.shapes = [tuple(s) for s in shapes]
+        self._optimize = optimize
+        self._kwargs = kwargs
+        self._options = _options("contract_expression", dict(kwargs),
+                                 optimize)
+        for i, shape in enumerate(self.shapes):
+            _check_shape(tuple(0 if d is None else d for d in shape), i)
+        self.dtype = dtype
+        if dtype is not None and all(None not in s for s in self.shapes):
+            # Static shapes: compiled now.
+            _kernel(equation, self.shapes, _dtype_name(dtype), self._options)
+
+    def __call__(self, *operands, out=None):
+        if len(operands) != len(self.shapes):
+            raise ValueError("einsum: the expression takes %d operands, but "
+                             "%d were given" % (len(self.shapes),
+                                                len(operands)))
+        converted = Operands(operands)
+        for i, (a, shape) in enumerate(zip(converted.arrays, self.shapes)):
+            if len(a.shape) != len(shape) or any(
+                    d is not None and d != s for d, s in zip(shape, a.shape)):
+                raise ValueError(
+                    "einsum: operand %d has shape %s, but the expression "
+                    "takes %s" % (i, tuple(a.shape), shape))
+        return _run("contract_expression", self.equation, operands, out,
+                    None, None, dict(self._kwargs, path=self._options.path))
+
+    def __repr__(self):
+        return "ContractExpression(%r, %s)" % (self.equation, self.shapes)
+
+
+def contract_expression(*args, optimize="auto", dtype=None, **kwargs):
+    """opt_einsum.contract_expression(equation, *shapes): a reusable,
+    compiled expression; shapes may hold None for sizes given only by the
+    operands of each call."""
+    equation, shapes = _split_args(args)
+    for i, shape in enumerate(shapes):
+        if not isinstance(shape, (tuple, list)):
+            raise TypeError("einsum: contract_expression takes shapes; "
+                            "operand %d is %s" % (i, type(shape).__name__))
+    return ContractExpression(equation, shapes, optimize, dtype, kwargs)
 
 
 CacheInfo = collections.namedtuple(

@@ -30,6 +30,10 @@ def _load():
     sig = {
         "einsumOptionsInit": (None, [ctypes.POINTER(Options)]),
         "einsumFreeString": (None, [ctypes.c_void_p]),
+        "einsumVersion": (ctypes.c_char_p, []),
+        "einsumCanonicalEquation": (ctypes.c_int, [
+            ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p),
+            ctypes.POINTER(ctypes.c_void_p)]),
         "einsumEngineCreate": (ctypes.c_int, [ctypes.POINTER(ctypes.c_void_p),
                                               ctypes.POINTER(ctypes.c_void_p)]),
         "einsumEngineDestroy": (None, [ctypes.c_void_p]),

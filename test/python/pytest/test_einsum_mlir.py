@@ -186,13 +186,16 @@ def test_threads_and_paths():
 
 
 def test_path_info():
-    info = em.einsum_path("ij,jk,kl,lm->im", (256, 8), (8, 256), (256, 8),
-                          (8, 256))
+    path, info = em.einsum_path("ij,jk,kl,lm->im", (256, 8), (8, 256),
+                                (256, 8), (8, 256))
     assert info.optimized_flops < info.naive_flops
     assert info.largest_intermediate_bytes == 8 * 256 * 4
     assert [s["equation"] for s in info.steps][0] == "jk,kl->jl"
-    assert info.path == [(1, 2), (3, 4), (0, 5)]
-    assert "naive flops" in str(info)
+    # numpy's convention: positions in the list of remaining tensors.
+    assert path == ["einsum_path", (1, 2), (1, 2), (0, 1)]
+    assert info.path == [(1, 2), (1, 2), (0, 1)]
+    assert "Naive FLOP count" in str(info)
+    assert "naive flops" in info.report  # the compiler's own report
 
 
 @pytest.mark.parametrize("equation,shapes", FIXED)
@@ -258,7 +261,8 @@ def test_out_that_cannot_be_written():
     with pytest.raises(ValueError, match="out is read-only"):
         k(x, out=ro)
     assert not ro.any()
-    with pytest.raises(TypeError, match="out must be a numpy array, not list"):
+    with pytest.raises(TypeError, match="out must be a numpy array or a "
+                                        "torch tensor, not list"):
         k(x, out=[0] * 6)
     with pytest.raises(ValueError, match="out must be a C-contiguous 3x2xf32"):
         k(x, out=np.zeros((2, 3), np.float32))
