@@ -10,6 +10,7 @@
 #include "einsum/Engine/RuntimeErrors.h"
 #include "einsum/Engine/Workspace.h"
 
+#include "einsum/Conversion/Passes.h"
 #include "einsum/Dialect/Einsum/IR/EinsumOps.h"
 #include "einsum/InitAll.h"
 #include "einsum/Pipelines/Pipelines.h"
@@ -31,6 +32,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -914,10 +916,37 @@ Engine::Impl::parseModule(llvm::StringRef source, llvm::StringRef name,
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, name), llvm::SMLoc());
   OneLineDiagnostics handler(&context);
+  // Other stacks' einsums (torch-mlir, StableHLO) come in the generic form
+  // of dialects not registered here: parsed, imported, and then none may be
+  // left.
+  context.allowUnregisteredDialects(true);
+  llvm::scope_exit disallow(
+      [&] { context.allowUnregisteredDialects(false); });
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module)
     return makeError(handler.text);
+  if (llvm::Error err = runPipeline(module.get(), [](OpPassManager &pm) {
+        pm.addPass(createEinsumImportFrontendsPass());
+        EinsumRaiseLinalgPassOptions raiseOptions;
+        raiseOptions.onlyWithoutEinsumOps = true;
+        pm.addPass(createEinsumRaiseLinalgPass(raiseOptions));
+      }))
+    return std::move(err);
+  Operation *unknown = nullptr;
+  module->walk([&](Operation *op) {
+    if (!op->isRegistered()) {
+      unknown = op;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (unknown) {
+    unknown->emitError() << "unknown operation '" << unknown->getName()
+                         << "' (einsum-mlir imports torch.aten.einsum and "
+                            "stablehlo.einsum of other dialects)";
+    return makeError(handler.text);
+  }
 
   function = module->lookupSymbol<func::FuncOp>(entry);
   if (!function || function.isExternal()) {

@@ -30,6 +30,12 @@ using namespace mlir::einsum;
 void mlir::einsum::buildEinsumToLinalgPipeline(
     OpPassManager &pm, const EinsumToLLVMPipelineOptions &options,
     bool expandDynamicBroadcasts) {
+  if (options.importFrontends) {
+    pm.addPass(createEinsumImportFrontendsPass());
+    EinsumRaiseLinalgPassOptions raiseOptions;
+    raiseOptions.onlyWithoutEinsumOps = true;
+    pm.addPass(createEinsumRaiseLinalgPass(raiseOptions));
+  }
   EinsumOptimizePathPassOptions pathOptions;
   pathOptions.strategy = options.pathStrategy;
   pathOptions.memoryLimit = options.memoryLimit;

@@ -8,6 +8,7 @@
 #define EINSUM_CONVERSION_PASSES_H
 
 #include "einsum/Conversion/EinsumToLinalg/EinsumToLinalg.h"
+#include "einsum/Conversion/ImportToEinsum/ImportToEinsum.h"
 
 namespace mlir {
 namespace einsum {

@@ -32,6 +32,13 @@ namespace einsum {
 /// of einsum-optimize-path, which the linalg stage runs).
 template <typename Derived>
 struct EinsumPathPipelineOptions : public PassPipelineOptions<Derived> {
+  mlir::detail::PassOptions::Option<bool> importFrontends{
+      *this, "import-frontends",
+      llvm::cl::desc("Import torch-mlir's and StableHLO's einsum ops, and "
+                     "raise linalg contractions to einsum ops in a module "
+                     "that has none (einsum-import-frontends, "
+                     "einsum-raise-linalg)"),
+      llvm::cl::init(true)};
   mlir::detail::PassOptions::Option<std::string> pathStrategy{
       *this, "path-strategy",
       llvm::cl::desc("Contraction path search for einsums of three or more "
@@ -50,6 +57,7 @@ struct EinsumPathPipelineOptions : public PassPipelineOptions<Derived> {
   /// Takes the path options of `other`.
   template <typename Other>
   void copyPathOptions(const EinsumPathPipelineOptions<Other> &other) {
+    importFrontends = other.importFrontends;
     pathStrategy = other.pathStrategy;
     memoryLimit = other.memoryLimit;
     minimize = other.minimize;
