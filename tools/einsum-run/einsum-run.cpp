@@ -55,15 +55,20 @@ static cl::opt<std::string>
                 cl::value_desc("EQUATION"), cl::cat(category));
 static cl::list<std::string>
     inputOpts("input",
-              cl::desc("An operand: @FILE.npy, SHAPExTYPE (random), "
-                       "SHAPExTYPE=@FILE.npy or SHAPExTYPE=iota"),
+              cl::desc("An operand, in order: @FILE.npy; SHAPExTYPE, e.g. "
+                       "2x3xf32 (random: floats uniform in [-1, 1), integers "
+                       "uniform in [-8, 8], the same for the same --seed); "
+                       "SHAPExTYPE=@FILE.npy (the file must hold that); or "
+                       "SHAPExTYPE=iota (0, 1, 2, ... in row-major order). "
+                       "Types: f32, f64, f16, bf16, i32, i64"),
               cl::value_desc("SPEC"), cl::cat(category));
 static cl::opt<std::string>
     outputOpt("output",
               cl::desc("Write the result to this .npy file (@FILE.npy, as "
-                       "iree-run-module writes it, or FILE.npy) instead of "
-                       "printing it; a failed run leaves an existing file "
-                       "as it was"),
+                       "iree-run-module writes it, or FILE.npy); without it, "
+                       "the result is printed to stdout as numpy prints "
+                       "arrays. A failed run leaves an existing file as it "
+                       "was"),
               cl::value_desc("@FILE.npy"), cl::init(""), cl::cat(category));
 static cl::opt<std::string>
     entryOpt("entry", cl::desc("Function of the .mlir file to run"),
@@ -373,6 +378,17 @@ int main(int argc, char **argv) {
   cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
     os << "einsum-mlir version " EINSUM_MLIR_VERSION "\n";
   });
+  // --threads is taken out of the arguments above; libLLVM's option of
+  // that name stands in for it in --help.
+  if (cl::Option *threads = cl::getRegisteredOptions().lookup("threads")) {
+    // Option keeps a StringRef: the text must outlive parsing.
+    static const std::string description =
+        "Run the kernel on N threads (default: all cores; at most " +
+        std::to_string(getMaxThreads()) + ")";
+    threads->setDescription(description);
+    threads->setValueStr("N");
+    threads->addCategory(category);
+  }
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -381,13 +397,16 @@ int main(int argc, char **argv) {
       "  einsum-run --equation='bij,bjk->bik' --input=@a.npy "
       "--input=3x5x4xf32 --output=c.npy\n"
       "  einsum-run kernels.mlir --entry=NAME --input=...\n\n"
-      "  --threads=N runs the kernel on N threads (default: all cores; at "
-      "most " +
-          std::to_string(getMaxThreads()) +
-          ").\n  The MLIR pass manager options of einsum-opt "
+      "  The result goes to stdout (printed as numpy prints arrays) or to "
+      "--output=@FILE.npy; reports (--check, --benchmark, --explain) go to "
+      "stdout, errors to stderr.\n"
+      "  An .mlir file may hold einsum ops, linalg contractions, or "
+      "torch-mlir's and StableHLO's einsums in generic form; all are "
+      "compiled as einsums.\n"
+      "  The MLIR pass manager options of einsum-opt "
           "(--mlir-timing, --mlir-print-ir-after-all, ...) apply to its "
           "pipelines.\n\n" +
-          kExitStatusHelp);
+          std::string(kExitStatusHelp));
 
   bool moduleMode = !inputFile.empty();
   if (moduleMode == (equationOpt.getNumOccurrences() > 0))
