@@ -943,8 +943,9 @@ Engine::Impl::parseModule(llvm::StringRef source, llvm::StringRef name,
   });
   if (unknown) {
     unknown->emitError() << "unknown operation '" << unknown->getName()
-                         << "' (einsum-mlir imports torch.aten.einsum and "
-                            "stablehlo.einsum of other dialects)";
+                         << "' (of other dialects, einsum-mlir imports "
+                            "torch.aten.einsum, stablehlo.einsum and "
+                            "tosa.matmul)";
     return makeError(handler.text);
   }
 

@@ -119,8 +119,8 @@ def EinsumRaiseLinalgPass : Pass<"einsum-raise-linalg", "::mlir::ModuleOp"> {
 
 def EinsumImportFrontendsPass
     : Pass<"einsum-import-frontends", "::mlir::ModuleOp"> {
-  let summary = "Import torch-mlir's and StableHLO's einsum ops into "
-                "einsum.contract";
+  let summary = "Import torch-mlir's and StableHLO's einsum ops and TOSA's "
+                "matmul into einsum.contract";
   let description = [{
     Imports the einsum ops of other stacks as they appear in their projects'
     generic textual IR, parsed with unregistered dialects allowed
@@ -136,7 +136,10 @@ def EinsumImportFrontendsPass
       path search chooses. `!torch.vtensor<[3,?],f32>` values become
       `tensor<3x?xf32>` (`si`/`ui` integers become signless), in function
       signatures too, and `torch_c.to_builtin_tensor` /
-      `torch_c.from_builtin_tensor` become no-ops.
+      `torch_c.from_builtin_tensor` become no-ops;
+    - `"tosa.matmul"(%a, %b, %a_zp, %b_zp)` of one float type, as
+      `bij,bjk->bik` (TOSA's zero points are 0 for floats; integer matmuls,
+      which subtract them and widen, are refused).
 
     A function with torch ops the import does not know is refused with an
     error naming the op, and left as it was. A declared result type that

@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// einsum-import-frontends: `torch.aten.einsum` (torch-mlir) and
-// `stablehlo.einsum` / `stablehlo.unary_einsum`, as their projects print them
-// in generic form, become einsum.contract. Neither dialect is registered
+// einsum-import-frontends: `torch.aten.einsum` (torch-mlir),
+// `stablehlo.einsum` / `stablehlo.unary_einsum` and float `tosa.matmul`, as
+// their projects print them in generic form, become einsum.contract. Neither dialect is registered
 // here: the ops are matched by name and their attributes (or properties) by
 // name, and torch's `!torch.vtensor<[...],dtype>` types, opaque here, are
 // read from their text.
@@ -24,6 +24,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir {
 namespace einsum {
@@ -343,6 +344,46 @@ static LogicalResult importStableHLO(Operation *op, RewriterBase &rewriter) {
                              op->getResult(0).getType(), rewriter);
 }
 
+//===----------------------------------------------------------------------===//
+// TOSA
+//===----------------------------------------------------------------------===//
+
+/// `tosa.matmul(a, b[, a_zp, b_zp])` on floats is `bij,bjk->bik` (TOSA
+/// requires zero points of 0 for floats). Integer matmuls subtract their
+/// zero points and widen: not an einsum of one element type.
+static LogicalResult importTosaMatmul(Operation *op, RewriterBase &rewriter) {
+  if ((op->getNumOperands() != 2 && op->getNumOperands() != 4) ||
+      op->getNumResults() != 1)
+    return op->emitError() << "einsum-import-frontends: tosa.matmul takes "
+                              "two tensors (and two zero points)";
+  auto a = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto b = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!a || !b || !result)
+    return op->emitError() << "einsum-import-frontends: tosa.matmul on "
+                              "unranked tensors is not imported";
+  if (!isa<FloatType>(a.getElementType()) ||
+      a.getElementType() != b.getElementType() ||
+      a.getElementType() != result.getElementType())
+    return op->emitError()
+           << "einsum-import-frontends: only tosa.matmul of one float type "
+              "is imported (integer ones subtract zero points and widen)";
+  llvm::SetVector<Operation *> zeroPoints; // Both may be one op.
+  for (Value zp : op->getOperands().drop_front(2))
+    if (Operation *def = zp.getDefiningOp();
+        def && def->getName().getStringRef() == "tosa.const")
+      zeroPoints.insert(def);
+  if (failed(replaceWithContract(op, "bij,bjk->bik",
+                                 op->getOperands().take_front(2), result,
+                                 rewriter)))
+    return failure();
+  // The zero points' constants, now unused.
+  for (Operation *def : zeroPoints)
+    if (def->use_empty())
+      rewriter.eraseOp(def);
+  return success();
+}
+
 namespace {
 struct EinsumImportFrontendsPass
     : einsum::impl::EinsumImportFrontendsPassBase<EinsumImportFrontendsPass> {
@@ -362,15 +403,19 @@ struct EinsumImportFrontendsPass
            llvm::zip(call.getResults(), callee.getResultTypes()))
         result.setType(type);
     });
-    SmallVector<Operation *> hlo;
+    SmallVector<Operation *> hlo, tosa;
     module.walk([&](Operation *op) {
       StringRef name = op->getName().getStringRef();
       if (name == "stablehlo.einsum" || name == "stablehlo.unary_einsum")
         hlo.push_back(op);
+      else if (name == "tosa.matmul")
+        tosa.push_back(op);
     });
     IRRewriter rewriter(&getContext());
     for (Operation *op : hlo)
       failedAny |= failed(importStableHLO(op, rewriter));
+    for (Operation *op : tosa)
+      failedAny |= failed(importTosaMatmul(op, rewriter));
     if (failedAny)
       signalPassFailure();
   }

@@ -78,3 +78,11 @@ func.func @hlo_bad_label(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4
   %0 = "stablehlo.einsum"(%a, %b) {einsum_config = "ab,bc->a1"} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+func.func @tosa_int(%a: tensor<2x3x4xi8>, %b: tensor<2x4x5xi8>, %zp: tensor<1xi8>) -> tensor<2x3x5xi32> {
+  // expected-error @below {{einsum-import-frontends: only tosa.matmul of one float type is imported (integer ones subtract zero points and widen)}}
+  %0 = "tosa.matmul"(%a, %b, %zp, %zp) : (tensor<2x3x4xi8>, tensor<2x4x5xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<2x3x5xi32>
+  return %0 : tensor<2x3x5xi32>
+}

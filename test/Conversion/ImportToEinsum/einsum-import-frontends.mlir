@@ -65,6 +65,19 @@ func.func @stablehlo(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) -> tensor<2xbf1
 
 // -----
 
+// TOSA's float matmul, zero points dropped.
+// CHECK-LABEL: func.func @tosa
+//   CHECK-NOT:   tosa.const
+//       CHECK:   %[[E:.*]] = einsum.contract "bij,bjk->bik"(%{{.*}}, %{{.*}}) : tensor<2x3x4xf32>, tensor<2x4x5xf32>
+//       CHECK:   return %[[E]]
+func.func @tosa(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %0 = "tosa.matmul"(%a, %b, %zp, %zp) : (tensor<2x3x4xf32>, tensor<2x4x5xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
+
+// -----
+
 // Nothing to import: left as it is.
 // CHECK-LABEL: func.func @plain
 //       CHECK:   "other.op"
