@@ -1,0 +1,1 @@
+func.func @fold_scalfuncr_
