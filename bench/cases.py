@@ -1,4 +1,6 @@
-"""The benchmark cases: ../shared/bench/cases.json and bench/cases.json."""
+"""The benchmark cases: bench/cases.json, and any case of a sibling
+../shared/bench/cases.json (where the project's shared folder is checked out)
+that bench/cases.json does not hold by name."""
 
 import json
 import os
@@ -7,11 +9,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def load_cases():
-    """Every case of the shared file and of the project's own, in order."""
+    """Every case of the project's file, then the shared file's new ones."""
     cases = []
-    for path in (os.path.join(ROOT, "..", "shared", "bench", "cases.json"),
-                 os.path.join(ROOT, "bench", "cases.json")):
+    names = set()
+    for path in (os.path.join(ROOT, "bench", "cases.json"),
+                 os.path.join(ROOT, "..", "shared", "bench", "cases.json")):
         if os.path.exists(path):
             with open(path) as f:
-                cases += json.load(f)["cases"]
+                for case in json.load(f)["cases"]:
+                    if case.get("name") not in names:
+                        names.add(case.get("name"))
+                        cases.append(case)
     return cases

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The einsum-mlir GPU benchmark: the gemm and contraction cases of
-../shared/bench/cases.json run with `einsum-run --target=cuda --benchmark`
+bench/cases.json run with `einsum-run --target=cuda --benchmark`
 (timed with CUDA events, inputs on the device), against cuBLAS measured in
 this process on the same device.
 

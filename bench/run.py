@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""The einsum-mlir benchmark: every case of ../shared/bench/cases.json (and
-bench/cases.json, if present), on 1 thread and on all cores, with the ratios
+"""The einsum-mlir benchmark: every case of bench/cases.json (see
+bench/cases.py), on 1 thread and on all cores, with the ratios
 to OpenBLAS (gemm class), torch.einsum and numpy.einsum measured in this same
 process.
 
