@@ -27,23 +27,12 @@ import statistics
 import sys
 import time
 
-# torch's OpenMP threads (libgomp) and OpenBLAS's threads busy-wait after
-# each call (OpenBLAS for 2^28 cycles, about 0.1 s): they would compete with
-# the next measurement's threads (our 2-thread kernels ran slower than
-# 1-thread ones right after torch). GOMP_SPINCOUNT=0 and
-# OPENBLAS_THREAD_TIMEOUT=4 make them sleep at once; both libraries read
-# these when they are loaded, so the process is restarted with them.
-QUIET_THREADS = {"GOMP_SPINCOUNT": "0", "OPENBLAS_THREAD_TIMEOUT": "4"}
-if (any(v in os.environ for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"))
-        or any(os.environ.get(k) != v for k, v in QUIET_THREADS.items())):
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
-    env.update(QUIET_THREADS)
-    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+from quiet import ROOT, restart_quietly  # noqa: E402  (bench/quiet.py)
+
+restart_quietly()
 
 import numpy as np  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "build", "python_packages"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import einsum_mlir as em  # noqa: E402

@@ -28,8 +28,9 @@ namespace mlir {
 class OpPassManager;
 namespace einsum {
 
-/// The contraction path options that the CPU and GPU pipelines share (those
-/// of einsum-optimize-path, which the linalg stage runs).
+/// The options that the CPU and GPU pipelines share: the import of other
+/// stacks' IR and the contraction path (which the linalg stage runs), and
+/// how failed run-time checks end.
 template <typename Derived>
 struct EinsumPathPipelineOptions : public PassPipelineOptions<Derived> {
   mlir::detail::PassOptions::Option<bool> importFrontends{
@@ -54,7 +55,17 @@ struct EinsumPathPipelineOptions : public PassPipelineOptions<Derived> {
       llvm::cl::desc("What the path search minimizes first: flops or memory"),
       llvm::cl::init("flops")};
 
-  /// Takes the path options of `other`.
+  mlir::detail::PassOptions::Option<bool> returnOnError{
+      *this, "return-on-error",
+      llvm::cl::desc("Lower failed run-time checks (sizes that do not fit "
+                     "the equation, failed allocations) to a call of "
+                     "einsum_runtime_error and a return from the kernel, as "
+                     "the engine expects (false: print and abort, as "
+                     "upstream convert-cf-to-llvm does)"),
+      llvm::cl::init(false)};
+
+  /// Takes the import and path options of `other` (not returnOnError: each
+  /// caller says how its kernels end).
   template <typename Other>
   void copyPathOptions(const EinsumPathPipelineOptions<Other> &other) {
     importFrontends = other.importFrontends;
@@ -88,14 +99,6 @@ struct EinsumToLLVMPipelineOptions
       llvm::cl::desc("Vector register width the schedules are chosen for "
                      "(0: the host's)"),
       llvm::cl::init(0)};
-  PassOptions::Option<bool> returnOnError{
-      *this, "return-on-error",
-      llvm::cl::desc("Lower failed run-time checks (sizes that do not fit "
-                     "the equation, failed allocations) to a call of "
-                     "einsum_runtime_error and a return from the kernel, as "
-                     "the engine expects (false: print and abort, as "
-                     "upstream convert-cf-to-llvm does)"),
-      llvm::cl::init(false)};
 };
 
 /// einsum.contract -> linalg.generic on tensors, canonicalized; einsums of
@@ -149,14 +152,6 @@ struct EinsumToNVVMPipelineOptions
       *this, "thread-tile",
       llvm::cl::desc("Register tile of a thread in a contraction: M, N "
                      "(default 8,8)")};
-  PassOptions::Option<bool> returnOnError{
-      *this, "return-on-error",
-      llvm::cl::desc("Lower failed run-time checks (sizes that do not fit "
-                     "the equation, failed allocations) to a call of "
-                     "einsum_runtime_error and a return from the kernel, as "
-                     "the engine expects (false: print and abort, as "
-                     "upstream convert-cf-to-llvm does)"),
-      llvm::cl::init(false)};
 };
 
 /// Tiles the linalg ops on tensors for GPU blocks, threads and registers
