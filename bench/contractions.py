@@ -27,13 +27,13 @@ import statistics
 import sys
 import time
 
-from quiet import ROOT, restart_quietly  # noqa: E402  (bench/quiet.py)
+from quiet import BUILD, restart_quietly  # noqa: E402  (bench/quiet.py)
 
 restart_quietly()
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.join(ROOT, "build", "python_packages"))
+sys.path.insert(0, os.path.join(BUILD, "python_packages"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import einsum_mlir as em  # noqa: E402
 from run import (OpenBLAS, PEAK_F32_PER_CORE, aligned_copy,  # noqa: E402

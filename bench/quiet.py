@@ -14,6 +14,8 @@ import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The build whose package and tools are measured: build/, or EINSUM_BUILD_DIR.
+BUILD = os.environ.get("EINSUM_BUILD_DIR", os.path.join(ROOT, "build"))
 QUIET_THREADS = {"GOMP_SPINCOUNT": "0", "OPENBLAS_THREAD_TIMEOUT": "4"}
 DROPPED = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 

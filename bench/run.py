@@ -29,13 +29,13 @@ import statistics
 import sys
 import time
 
-from quiet import ROOT, restart_quietly  # noqa: E402  (bench/quiet.py)
+from quiet import BUILD, restart_quietly  # noqa: E402  (bench/quiet.py)
 
 restart_quietly()
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.join(ROOT, "build", "python_packages"))
+sys.path.insert(0, os.path.join(BUILD, "python_packages"))
 import einsum_mlir as em  # noqa: E402
 from cases import load_cases  # noqa: E402  (bench/cases.py)
 
@@ -174,7 +174,7 @@ def touched_bytes(equation, ops, out):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--json", default=os.path.join(ROOT, "build",
+    parser.add_argument("--json", default=os.path.join(BUILD,
                                                        "bench-results.json"))
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--threads", type=int, nargs="*",
@@ -241,7 +241,7 @@ def main():
             if threads == 1:
                 # numpy.einsum runs on one thread; its c_einsum can take
                 # minutes on the large contractions, so one run at most.
-                naive = em.einsum_path(case["equation"], *ops).naive_flops
+                naive = em.einsum_path(case["equation"], *ops)[1].naive_flops
                 row["numpy_s"] = timed(
                     lambda: np.einsum(case["equation"], *ops),
                     budget=0.0)[0] if naive < 2e10 else None
