@@ -388,3 +388,19 @@ func.func @trailing_labels_collapse(%a: tensor<9x11x64x8xf32>, %b: tensor<64x39x
   %r = einsum.contract "sedm,dcm->dces"(%a, %b) : tensor<9x11x64x8xf32>, tensor<64x39x8xf32>
   return %r : tensor<64x39x11x9xf32>
 }
+
+// -----
+
+// A chain of output loops with two dynamic sizes stays two loops (its
+// result would be a memref.expand_shape with two dynamic sizes in one
+// group, which MLIR 22's expand-strided-metadata crashes on; found by
+// einsum-dialect-fuzzer); the reduction chain of B still collapses.
+// CHECK-LABEL: func.func @dynamic_output_chain
+//       CHECK:   %[[B:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<?x?xf32> into tensor<?xf32>
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}} ins(%{{.*}}, %[[B]] : tensor<?x?xf32>, tensor<?xf32>) outs(%{{.*}} : tensor<?x?xf32>)
+//   CHECK-NOT:   tensor.expand_shape
+//       CHECK:   return
+func.func @dynamic_output_chain(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = einsum.contract "ij,hk->ij"(%a, %b) : tensor<?x?xf32>, tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
