@@ -10,7 +10,6 @@
 #include "einsum/Engine/RuntimeErrors.h"
 #include "einsum/Engine/Workspace.h"
 
-#include "einsum/Conversion/Passes.h"
 #include "einsum/Dialect/Einsum/IR/EinsumOps.h"
 #include "einsum/InitAll.h"
 #include "einsum/Pipelines/Pipelines.h"
@@ -721,6 +720,9 @@ llvm::Error Engine::Impl::lower(ModuleOp module, Stage stage,
   pipelineOptions.minimize = options.minimize;
   pipelineOptions.vectorize = options.vectorize;
   pipelineOptions.vectorBits = options.vectorBits;
+  // Parsed modules were imported by parseModule, and equation modules are
+  // einsum ops already: no second walk for other stacks' ops.
+  pipelineOptions.importFrontends = false;
   // Failed run-time checks come back as the kernel call's error.
   pipelineOptions.returnOnError = true;
   if (stage == Stage::Linalg)
@@ -927,10 +929,7 @@ Engine::Impl::parseModule(llvm::StringRef source, llvm::StringRef name,
   if (!module)
     return makeError(handler.text);
   if (llvm::Error err = runPipeline(module.get(), [](OpPassManager &pm) {
-        pm.addPass(createEinsumImportFrontendsPass());
-        EinsumRaiseLinalgPassOptions raiseOptions;
-        raiseOptions.onlyWithoutEinsumOps = true;
-        pm.addPass(createEinsumRaiseLinalgPass(raiseOptions));
+        buildEinsumImportPipeline(pm);
       }))
     return std::move(err);
   Operation *unknown = nullptr;

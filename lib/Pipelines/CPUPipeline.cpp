@@ -27,15 +27,18 @@
 using namespace mlir;
 using namespace mlir::einsum;
 
+void mlir::einsum::buildEinsumImportPipeline(OpPassManager &pm) {
+  pm.addPass(createEinsumImportFrontendsPass());
+  EinsumRaiseLinalgPassOptions raiseOptions;
+  raiseOptions.onlyWithoutEinsumOps = true;
+  pm.addPass(createEinsumRaiseLinalgPass(raiseOptions));
+}
+
 void mlir::einsum::buildEinsumToLinalgPipeline(
     OpPassManager &pm, const EinsumToLLVMPipelineOptions &options,
     bool expandDynamicBroadcasts) {
-  if (options.importFrontends) {
-    pm.addPass(createEinsumImportFrontendsPass());
-    EinsumRaiseLinalgPassOptions raiseOptions;
-    raiseOptions.onlyWithoutEinsumOps = true;
-    pm.addPass(createEinsumRaiseLinalgPass(raiseOptions));
-  }
+  if (options.importFrontends)
+    buildEinsumImportPipeline(pm);
   EinsumOptimizePathPassOptions pathOptions;
   pathOptions.strategy = options.pathStrategy;
   pathOptions.memoryLimit = options.memoryLimit;

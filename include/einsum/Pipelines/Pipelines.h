@@ -101,6 +101,11 @@ struct EinsumToLLVMPipelineOptions
       llvm::cl::init(0)};
 };
 
+/// Other stacks' contractions into einsum ops: einsum-import-frontends
+/// (torch-mlir's, StableHLO's and TOSA's ops in generic form), then
+/// einsum-raise-linalg in a module without einsum ops. The linalg stage runs
+/// it with `import-frontends`; the engine runs it on parsed modules.
+void buildEinsumImportPipeline(OpPassManager &pm);
 /// einsum.contract -> linalg.generic on tensors, canonicalized; einsums of
 /// three or more operands are split along a contraction path first. Without
 /// `expandDynamicBroadcasts` (the CUDA host code), a dynamic size-1
