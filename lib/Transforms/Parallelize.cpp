@@ -29,8 +29,9 @@ using namespace mlir;
 
 /// The loop whose iterations are split over `threads` threads: a parallel
 /// loop of the output, of static size > 1. The outermost batch loop (one
-/// every input uses), else the outermost other loop, that splits evenly (chunks differ by at most an eighth, each a whole number of the
-/// op's register tiles along it), else the one that splits most evenly. The
+/// every input uses), else the outermost other loop, that splits evenly
+/// (chunks differ by at most an eighth, each a whole number of the op's
+/// register tiles along it), else the one that splits most evenly. The
 /// output's contiguous loop comes last, and only where each thread's part of
 /// a row is at least kMinContiguousChunk elements: threads splitting short
 /// rows would share their cache lines. (The output's first dimension alone was
@@ -81,10 +82,7 @@ static std::optional<unsigned> distributedLoop(linalg::LinalgOp op,
         if (isBatch(dim.getPosition()) == batch)
           candidates.push_back(result);
   for (unsigned result : candidates) {
-    auto dim = dyn_cast<AffineDimExpr>(map.getResult(result));
-    if (!dim)
-      continue;
-    unsigned loop = dim.getPosition();
+    unsigned loop = cast<AffineDimExpr>(map.getResult(result)).getPosition();
     int64_t extent = ranges[loop];
     if (iterators[loop] != utils::IteratorType::parallel ||
         ShapedType::isDynamic(extent) || extent <= 1)

@@ -326,10 +326,8 @@ def _readable(a):
 
 
 def _check_out(out, shape, dtype):
-    """Refuses an `out` the kernel cannot write its result to."""
-    if not isinstance(out, np.ndarray):
-        raise TypeError("einsum: out must be a numpy array, not %s"
-                        % type(out).__name__)
+    """Refuses an `out` (a numpy array: Operands.out_array refuses other
+    kinds) that a Kernel cannot write its result into in place."""
     if not out.flags.writeable:
         raise ValueError("einsum: out is read-only")
     if (out.shape != tuple(shape) or out.dtype != dtype or
@@ -514,6 +512,8 @@ def _run(function, equation, operands, out, optimize, dtype, kwargs):
 
 
 def _check_out_kind(out, shape, dtype):
+    """Refuses an `out` that einsum/contract cannot fill: any strides do
+    (a strided one gets a copy of the result)."""
     if not out.flags.writeable:
         raise ValueError("einsum: out is read-only")
     if out.shape != tuple(shape) or out.dtype != dtype:

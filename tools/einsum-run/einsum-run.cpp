@@ -401,8 +401,8 @@ int main(int argc, char **argv) {
       "--output=@FILE.npy; reports (--check, --benchmark, --explain) go to "
       "stdout, errors to stderr.\n"
       "  An .mlir file may hold einsum ops, linalg contractions, or "
-      "torch-mlir's and StableHLO's einsums in generic form; all are "
-      "compiled as einsums.\n"
+      "torch-mlir's and StableHLO's einsums and TOSA's float matmul in "
+      "generic form; all are compiled as einsums.\n"
       "  The MLIR pass manager options of einsum-opt "
           "(--mlir-timing, --mlir-print-ir-after-all, ...) apply to its "
           "pipelines.\n\n" +

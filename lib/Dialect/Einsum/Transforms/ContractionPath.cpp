@@ -93,7 +93,6 @@ std::optional<PathObjective> mlir::einsum::parsePathObjective(StringRef name) {
       .Default(std::nullopt);
 }
 
-
 llvm::Error mlir::einsum::parseSizeHint(StringRef hint, PathOptions &options) {
   auto [label, value] = hint.split('=');
   int64_t size;
