@@ -21,6 +21,13 @@ config.excludes = {"CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
 config.environment["FILECHECK_OPTS"] = (
     "-enable-var-scope --allow-unused-prefixes=false")
 
+# Tests compile their kernels: the on-disk kernel cache is off unless a test
+# turns it on (with a cache directory of its own).
+config.environment["EINSUM_MLIR_CACHE"] = "0"
+for name in ("EINSUM_MLIR_CACHE_DIR", "EINSUM_MLIR_CACHE_SIZE",
+             "XDG_CACHE_HOME"):
+    config.environment.pop(name, None)
+
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
@@ -36,6 +43,7 @@ tool_dirs = [config.einsum_tools_dir, config.llvm_tools_dir]
 tools = [
     ToolSubst("einsum-opt", unresolved="fatal"),
     ToolSubst("einsum-run", unresolved="fatal"),
+    ToolSubst("einsum-compile", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
@@ -80,6 +88,15 @@ if config.have_libfuzzer:
         config.substitutions.append(
             ("%" + fuzzer.replace("-", "_"),
              os.path.join(config.einsum_tools_dir, fuzzer)))
+
+# A C compiler for programs that call kernels compiled ahead of time: LLVM's
+# clang, instrumented as the project is (an instrumented libEinsumRuntime
+# needs the sanitizer runtime loaded first).
+cc = os.path.join(config.llvm_tools_dir, "clang")
+if config.sanitizers:
+    cc += " -fsanitize=%s -shared-libsan -Wl,-rpath,%s" % (
+        config.sanitizers, os.path.dirname(config.asan_runtime))
+config.substitutions.append(("%cc", cc))
 
 # A sanitizer build (-DEINSUM_SANITIZE=address,undefined): every error
 # fails its test. libMLIR and libLLVM are not instrumented: code of ours

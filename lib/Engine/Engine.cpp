@@ -1,44 +1,32 @@
-//===- Engine.cpp - compile einsums to JIT kernels and run them -*- C++ -*-===//
+//===- Engine.cpp - kernels linked into the process, cached, and run ------===//
 //
 // Part of the einsum-mlir project.
 //
 //===----------------------------------------------------------------------===//
 
-#include "einsum/Engine/Engine.h"
+#include "EngineImpl.h"
 
 #include "einsum/Engine/CudaRuntime.h"
-#include "einsum/Engine/RuntimeErrors.h"
-#include "einsum/Engine/Workspace.h"
+#include "einsum/Engine/ObjectCode.h"
+#include "einsum/Runtime/Errors.h"
+#include "einsum/Runtime/Workspace.h"
+#include "einsum-c/Runtime.h"
 
 #include "einsum/Dialect/Einsum/IR/EinsumOps.h"
-#include "einsum/InitAll.h"
-#include "einsum/Pipelines/Pipelines.h"
 
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
-#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "mlir/Target/LLVMIR/Export.h"
 
-#include "llvm/ADT/ScopeExit.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/MC/TargetRegistry.h"
-#include "llvm/TargetParser/Triple.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -47,17 +35,14 @@
 #include <unordered_map>
 #include <cstring>
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::einsum;
+using namespace mlir::einsum::engine_impl;
 
-static constexpr llvm::StringLiteral kKernelName = "einsum_kernel";
-
-static llvm::Error makeError(const llvm::Twine &message) {
+llvm::Error engine_impl::makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
@@ -80,7 +65,7 @@ bool mlir::einsum::isInternalError(const llvm::Error &err) {
 
 /// An equation kernel that resolved but does not compile is the compiler's
 /// fault: `err` as an internal error.
-static llvm::Error asInternal(llvm::Error err) {
+llvm::Error engine_impl::asInternal(llvm::Error err) {
   if (!err || isInternalError(err))
     return err;
   return makeInternalError(llvm::toString(std::move(err)));
@@ -90,58 +75,7 @@ unsigned mlir::einsum::getMaxThreads() {
   return std::max(256u, std::thread::hardware_concurrency());
 }
 
-namespace {
-/// What checkThreads() knows: the most threads started at once so far.
-struct ThreadProbe {
-  std::mutex mutex;
-  unsigned started = 1;
-};
-} // namespace
-
-/// Checks that the OpenMP runtime the kernels call can run `count` threads
-/// at once. libomp cannot report a thread it fails to create (it prints an
-/// error and aborts the process, or crashes), so a child process tries
-/// first: it runs one parallel region of `count` threads and exits. Once
-/// per process and thread count.
-static llvm::Error checkThreads(unsigned count) {
-  static ThreadProbe probe;
-  std::lock_guard<std::mutex> lock(probe.mutex);
-  if (count <= probe.started)
-    return llvm::Error::success();
-  void *library = dlopen(EINSUM_MLIR_LIB_DIR "/libomp.so", RTLD_NOW);
-  auto parallel = library ? reinterpret_cast<void (*)(void (*)(void *),
-                                                      void *, unsigned,
-                                                      unsigned)>(
-                                dlsym(library, "GOMP_parallel"))
-                          : nullptr;
-  if (!parallel)
-    return makeError("cannot load the OpenMP runtime " EINSUM_MLIR_LIB_DIR
-                     "/libomp.so");
-  pid_t child = fork();
-  if (child < 0)
-    return makeError("cannot check that " + llvm::Twine(count) +
-                     " threads can run: fork failed (" +
-                     std::strerror(errno) + ")");
-  if (child == 0) {
-    // The child: libomp's complaint is not the parent's message.
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0)
-      dup2(null, STDERR_FILENO);
-    parallel([](void *) {}, nullptr, count, 0);
-    _exit(0);
-  }
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return makeError("the OpenMP runtime cannot start " + llvm::Twine(count) +
-                     " threads here (memory or thread limits); use fewer "
-                     "threads");
-  probe.started = count;
-  return llvm::Error::success();
-}
-
-static double secondsSince(std::chrono::steady_clock::time_point start) {
+double engine_impl::secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                        start)
       .count();
@@ -154,67 +88,6 @@ std::string CompileOptions::getCacheKey() const {
          std::to_string(threads) + "/" + pathStrategy + "/" +
          std::to_string(memoryLimit) + "/" + minimize +
          (vectorize ? "/v" + std::to_string(vectorBits) : "/novec");
-}
-
-/// The path search's options for kernels of `elementType`, as the
-/// einsum-optimize-path pass sets them up.
-static PathOptions makePathOptions(const CompileOptions &options,
-                                   ElementType elementType) {
-  PathOptions path;
-  // Validated where the options were made (the tools, the C API).
-  if (llvm::Error err = parsePathOption(options.pathStrategy, path))
-    llvm::consumeError(std::move(err));
-  path.objective =
-      parsePathObjective(options.minimize).value_or(PathObjective::Flops);
-  // No limit given: the machine's memory (an intermediate larger than it
-  // cannot be allocated anyway).
-  path.memoryLimit =
-      options.memoryLimit ? options.memoryLimit : physicalMemoryBytes();
-  path.elementBytes = getByteWidth(elementType);
-  return path;
-}
-
-extern "C" {
-void LLVMInitializeNVPTXTargetInfo();
-void LLVMInitializeNVPTXTarget();
-void LLVMInitializeNVPTXTargetMC();
-}
-
-/// Fails unless the NVPTX backend knows `chip` (sm_90, sm_80, ...): an
-/// unknown one would compile with a warning per kernel and fail to load.
-static llvm::Error checkChip(llvm::StringRef chip) {
-  static const bool initialized = [] {
-    LLVMInitializeNVPTXTargetInfo();
-    LLVMInitializeNVPTXTarget();
-    LLVMInitializeNVPTXTargetMC();
-    return true;
-  }();
-  (void)initialized;
-  llvm::Triple triple("nvptx64-nvidia-cuda");
-  std::string error;
-  const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return makeError("the NVPTX backend is not available: " + error);
-  // The generic subtarget (an unknown CPU name would be warned about on
-  // stderr); its processor table holds every chip.
-  std::unique_ptr<llvm::MCSubtargetInfo> info(
-      target->createMCSubtargetInfo(triple, "", ""));
-  if (info && info->isCPUStringValid(chip))
-    return llvm::Error::success();
-  return makeError("unknown --chip '" + chip +
-                   "' (expected an NVIDIA GPU the NVPTX backend knows, "
-                   "such as sm_80, sm_90 or sm_100)");
-}
-
-std::optional<Stage> mlir::einsum::parseStage(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<Stage>>(name)
-      .Case("einsum", Stage::Einsum)
-      .Case("linalg", Stage::Linalg)
-      .Case("llvm-dialect", Stage::LLVMDialect)
-      .Case("llvm-ir", Stage::LLVMIR)
-      .Case("ptx", Stage::PTX)
-      .Default(std::nullopt);
 }
 
 //===----------------------------------------------------------------------===//
@@ -267,11 +140,8 @@ static llvm::Error callPacked(void (*function)(void **),
   std::vector<void *> pointers;
   for (Descriptor &d : descriptors)
     pointers.push_back(d.fields.data());
-  std::vector<void *> args;
-  for (void *&p : pointers)
-    args.push_back(&p);
   runtime::takeError(); // Nothing stale from an earlier call.
-  function(args.data());
+  function(pointers.data());
   if (std::optional<std::string> error = runtime::takeError())
     return makeError(*error);
   return llvm::Error::success();
@@ -296,7 +166,34 @@ static llvm::Error checkArity(size_t expected, size_t given) {
                    (given == 1 ? " was" : " were") + " given");
 }
 
-Kernel::~Kernel() = default;
+Kernel::~Kernel() {
+  if (finalize && initializeRan.load())
+    finalize();
+}
+
+KernelSignature Kernel::getSignature() const {
+  KernelSignature result;
+  // A compute-bound kernel reads its operands many times, with vector loads
+  // that cross cache lines where a row does not start on one: an operand
+  // that is not 64-byte aligned (numpy aligns to 16) is copied to an aligned
+  // buffer first (gemm1024 with B 16 bytes off: 125 GFLOP/s, aligned 152).
+  // Only from 128 flops per operand byte on: below, the copy costs more
+  // than the misalignment (attn_qk, whose B is packed anyway, has 64).
+  constexpr double kMinFlopsPerByte = 128;
+  size_t inputBytes = 0;
+  for (auto [shape, type] : llvm::zip(inputShapes, inputTypes))
+    inputBytes += getDenseByteSize(type, shape).value_or(0);
+  if (inputBytes > 0 &&
+      flops / static_cast<double>(inputBytes) >= kMinFlopsPerByte)
+    result.flags |= EINSUM_SIGNATURE_ALIGN_INPUTS;
+  if (returnsResult)
+    result.flags |= EINSUM_SIGNATURE_RETURNS_RESULT;
+  result.elementBytes = getByteWidth(elementType);
+  for (const llvm::SmallVector<int64_t> &shape : inputShapes)
+    result.shapes.emplace_back(shape.begin(), shape.end());
+  result.shapes.emplace_back(outputShape.begin(), outputShape.end());
+  return result;
+}
 
 llvm::Error
 Kernel::checkInputs(llvm::ArrayRef<const HostTensor *> inputs) const {
@@ -425,7 +322,11 @@ llvm::Error Kernel::runOnDevice(llvm::ArrayRef<const HostTensor *> inputs,
   if (llvm::Error err = cuda::initialize())
     return err;
   // The GPU modules are loaded by the kernel's global constructors.
-  std::call_once(initialized, [&] { engine->initialize(); });
+  std::call_once(initialized, [&] {
+    if (initialize)
+      initialize();
+    initializeRan = true;
+  });
   if (llvm::Error err = cuda::takeError())
     return err;
 
@@ -541,139 +442,23 @@ llvm::Error Kernel::runOnBuffers(llvm::ArrayRef<const void *> inputs,
     return makeError("a CUDA kernel runs on host tensors; use run()");
   if (llvm::Error err = checkArity(inputShapes.size(), inputs.size()))
     return err;
-  // A compute-bound kernel reads its operands many times, with vector loads
-  // that cross cache lines where a row does not start on one: an operand
-  // that is not 64-byte aligned (numpy aligns to 16) is copied to an aligned
-  // buffer first (gemm1024 with B 16 bytes off: 125 GFLOP/s, aligned 152).
-  // Only from 128 flops per operand byte on: below, the copy costs more
-  // than the misalignment (attn_qk, whose B is packed anyway, has 64).
-  constexpr uintptr_t kAlignment = 64;
-  constexpr double kMinFlopsPerByte = 128;
-  size_t inputBytes = 0;
-  for (const llvm::SmallVector<int64_t> &shape : inputShapes)
-    inputBytes += getDenseByteSize(elementType, shape).value_or(0);
-  bool computeBound =
-      inputBytes > 0 && flops / static_cast<double>(inputBytes) >=
-                            kMinFlopsPerByte;
-  // The copies come from the workspace: a fresh mapping of a large buffer
-  // on every call costs more than the copy (bilinear: 80 -> 15 GFLOP/s).
-  std::vector<std::unique_ptr<void, void (*)(void *)>> copies;
-  std::vector<Descriptor> descriptors;
-  descriptors.reserve(inputs.size() + 1);
-  for (auto [i, data] : llvm::enumerate(inputs)) {
-    void *pointer = const_cast<void *>(data);
-    size_t bytes =
-        getDenseByteSize(inputTypes[i], inputShapes[i]).value_or(0);
-    if (computeBound && bytes >= kAlignment &&
-        reinterpret_cast<uintptr_t>(pointer) % kAlignment != 0) {
-      void *block = workspace::allocate(bytes + kAlignment);
-      if (!block)
-        return makeError("cannot allocate " + llvm::Twine(bytes) +
-                         " bytes to align input " + llvm::Twine(i));
-      copies.emplace_back(block, workspace::release);
-      uintptr_t address = reinterpret_cast<uintptr_t>(block);
-      void *aligned = reinterpret_cast<void *>(
-          (address + kAlignment - 1) / kAlignment * kAlignment);
-      std::memcpy(aligned, pointer, bytes);
-      pointer = aligned;
-    }
-    descriptors.emplace_back(pointer, inputShapes[i],
-                             getRowMajorStrides(inputShapes[i]));
-  }
-  descriptors.emplace_back(output, outputShape, getRowMajorStrides(outputShape));
-  return callPacked(function, descriptors);
+  // The runtime's entry, as compiled kernels' C functions call it: row-major
+  // operands (null strides) of the compiled sizes (null sizes).
+  std::vector<void *> arguments;
+  for (const void *input : inputs)
+    llvm::append_range(arguments, std::initializer_list<void *>{
+                                      const_cast<void *>(input), nullptr,
+                                      nullptr});
+  llvm::append_range(arguments,
+                     std::initializer_list<void *>{output, nullptr, nullptr});
+  if (einsumRuntimeInvoke(signature.data(), arguments.data(), function))
+    return makeError(einsumRuntimeLastError());
+  return llvm::Error::success();
 }
 
 //===----------------------------------------------------------------------===//
 // Engine
 //===----------------------------------------------------------------------===//
-
-namespace {
-/// Collects error diagnostics as one line, "FILE:LINE:COL: message"
-/// joined with "; " (the synthetic location of an equation kernel is not
-/// printed).
-struct OneLineDiagnostics : ScopedDiagnosticHandler {
-  std::string text;
-  OneLineDiagnostics(MLIRContext *context)
-      : ScopedDiagnosticHandler(context, [this](Diagnostic &diag) {
-          if (diag.getSeverity() != DiagnosticSeverity::Error)
-            return success();
-          if (!text.empty())
-            text += "; ";
-          if (auto file = dyn_cast<FileLineColLoc>(diag.getLocation()))
-            text += file.getFilename().str() + ":" +
-                    std::to_string(file.getLine()) + ":" +
-                    std::to_string(file.getColumn()) + ": ";
-          text += diag.str();
-          return success();
-        }) {}
-};
-} // namespace
-
-struct Engine::Impl {
-  MLIRContext context;
-  mutable std::mutex mutex;
-  /// Kernels by key, and the keys from the most to the least recently used.
-  struct CacheEntry {
-    std::shared_ptr<Kernel> kernel;
-    std::list<std::string>::iterator use;
-  };
-  std::unordered_map<std::string, CacheEntry> cache;
-  std::list<std::string> uses;
-  size_t capacity = Engine::kDefaultCacheCapacity;
-  size_t hits = 0;
-  size_t evictions = 0;
-
-  /// The cached kernel of `key` (now the most recently used), or null.
-  std::shared_ptr<Kernel> lookup(const std::string &key) {
-    auto it = cache.find(key);
-    if (it == cache.end())
-      return nullptr;
-    uses.splice(uses.begin(), uses, it->second.use);
-    return it->second.kernel;
-  }
-  /// Caches `kernel`, then drops the least recently used beyond capacity.
-  void insert(const std::string &key, std::shared_ptr<Kernel> kernel) {
-    uses.push_front(key);
-    cache[key] = CacheEntry{std::move(kernel), uses.begin()};
-    trim();
-  }
-  void trim() {
-    while (cache.size() > capacity) {
-      cache.erase(uses.back());
-      uses.pop_back();
-      ++evictions;
-    }
-  }
-
-  Impl() : context(makeRegistry(), MLIRContext::Threading::DISABLED) {
-    context.loadAllAvailableDialects();
-  }
-  static DialectRegistry makeRegistry() {
-    DialectRegistry registry;
-    registerAllDialects(registry);
-    registerAllToLLVMIRTranslations(registry);
-    return registry;
-  }
-
-  /// Runs `build` on `module`, returning the diagnostics as an error.
-  llvm::Error runPipeline(ModuleOp module,
-                          llvm::function_ref<void(OpPassManager &)> build);
-  /// Lowers `module` to `stage` (Einsum: nothing to do).
-  llvm::Error lower(ModuleOp module, Stage stage,
-                    const CompileOptions &options);
-  llvm::Expected<std::string> print(ModuleOp module, Stage stage);
-  llvm::Error jit(ModuleOp module, Kernel &kernel, llvm::StringRef name,
-                  const CompileOptions &options);
-
-  llvm::Expected<OwningOpRef<ModuleOp>>
-  buildEquationModule(llvm::StringRef equation,
-                      llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
-                      ElementType elementType, EinsumResolution &resolution);
-  llvm::Expected<OwningOpRef<ModuleOp>>
-  parseModule(llvm::StringRef source, llvm::StringRef name,
-              llvm::StringRef entry, func::FuncOp &function);
-};
 
 Engine::Engine() : impl(std::make_unique<Impl>()) {
   static bool initialized = [] {
@@ -686,153 +471,42 @@ Engine::Engine() : impl(std::make_unique<Impl>()) {
 
 Engine::~Engine() = default;
 
-llvm::Error
-Engine::Impl::runPipeline(ModuleOp module,
-                          llvm::function_ref<void(OpPassManager &)> build) {
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  OneLineDiagnostics handler(&context);
-  PassManager pm(&context, ModuleOp::getOperationName());
-  // The tools' -mlir-timing, -mlir-print-ir-after-all, ... (a no-op where
-  // they are not registered: the C API and Python).
-  (void)applyPassManagerCLOptions(pm); // Fails where not registered.
-  applyDefaultTimingPassManagerCLOptions(pm);
-  build(pm);
-  if (failed(pm.run(module)))
-    return makeError("compilation failed" +
-                     (handler.text.empty() ? std::string()
-                                           : ": " + handler.text));
-  return llvm::Error::success();
-}
-
-llvm::Error Engine::Impl::lower(ModuleOp module, Stage stage,
-                                const CompileOptions &options) {
-  bool gpu = options.target == "cuda";
-  bool gpuScheduleOnCPU = options.target == "gpu-schedule-on-cpu";
-  if (stage == Stage::Einsum)
-    return llvm::Error::success();
-  EinsumToLLVMPipelineOptions pipelineOptions;
-  pipelineOptions.expandBF16 = options.expandBF16;
-  pipelineOptions.numThreads = options.threads;
-  pipelineOptions.pathStrategy = options.pathStrategy;
-  pipelineOptions.memoryLimit =
-      options.memoryLimit ? options.memoryLimit : physicalMemoryBytes();
-  pipelineOptions.minimize = options.minimize;
-  pipelineOptions.vectorize = options.vectorize;
-  pipelineOptions.vectorBits = options.vectorBits;
-  // Parsed modules were imported by parseModule, and equation modules are
-  // einsum ops already: no second walk for other stacks' ops.
-  pipelineOptions.importFrontends = false;
-  // Failed run-time checks come back as the kernel call's error.
-  pipelineOptions.returnOnError = true;
-  if (stage == Stage::Linalg)
-    return runPipeline(module, [&](OpPassManager &pm) {
-      buildEinsumToLinalgPipeline(pm, pipelineOptions);
-    });
-  if (gpu || gpuScheduleOnCPU) {
-    EinsumToNVVMPipelineOptions gpuOptions;
-    gpuOptions.copyPathOptions(pipelineOptions);
-    gpuOptions.returnOnError = true;
-    gpuOptions.chip = options.chip;
-    gpuOptions.features = options.features;
-    gpuOptions.format = stage == Stage::PTX ? "isa" : options.gpuFormat;
-    if (gpuScheduleOnCPU)
-      return runPipeline(module, [&](OpPassManager &pm) {
-        buildEinsumGpuScheduleOnCPUPipeline(pm, gpuOptions);
-      });
-    return runPipeline(module, [&](OpPassManager &pm) {
-      buildEinsumToNVVMPipeline(pm, gpuOptions);
-    });
-  }
-  return runPipeline(module, [&](OpPassManager &pm) {
-    buildEinsumToLLVMPipeline(pm, pipelineOptions);
-  });
-}
-
-llvm::Expected<std::string> Engine::Impl::print(ModuleOp module, Stage stage) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (stage == Stage::PTX) {
-    // Each gpu.binary holds one kernel module's PTX; they are printed as one
-    // module (one .version/.target/.address_size header; the kernels have
-    // distinct names), which ptxas assembles as it is.
-    bool first = true;
-    module.walk([&](gpu::BinaryOp binary) {
-      for (Attribute attr : binary.getObjects()) {
-        auto object = dyn_cast<gpu::ObjectAttr>(attr);
-        if (!object)
-          continue;
-        llvm::StringRef ptx = object.getObject().getValue();
-        if (!first) {
-          size_t header = ptx.find(".address_size");
-          if (header != llvm::StringRef::npos)
-            ptx = ptx.drop_front(header).drop_until(
-                [](char c) { return c == '\n'; });
-        }
-        os << (first ? "" : "\n") << "// gpu.binary @" << binary.getSymName()
-           << "\n"
-           << ptx;
-        first = false;
-      }
-    });
-    return text;
-  }
-  if (stage != Stage::LLVMIR) {
-    module.print(os);
-    return text;
-  }
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext);
-  if (!llvmModule)
-    return makeError("translation to LLVM IR failed");
-  llvmModule->print(os, nullptr);
-  return text;
+/// The runtime's functions kernels call, and the shared libraries of what
+/// it does not have: threaded kernels call LLVM 22's OpenMP runtime (the
+/// libomp in the multiarch folder belongs to another LLVM).
+static void getKernelLinkage(
+    const CompileOptions &options,
+    llvm::SmallVectorImpl<std::pair<llvm::StringRef, void *>> &symbols,
+    std::vector<std::string> &libraries) {
+  llvm::append_range(symbols, getCPURuntimeSymbols());
+  if (options.target == "cuda")
+    llvm::append_range(symbols, cuda::getRuntimeSymbols());
+  if (options.threads > 1 && options.target == "cpu")
+    libraries.push_back(EINSUM_MLIR_LIB_DIR "/libomp.so");
 }
 
 llvm::Error Engine::Impl::jit(ModuleOp module, Kernel &kernel,
                               llvm::StringRef name,
-                              const CompileOptions &options) {
-  auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!tmBuilder)
-    return tmBuilder.takeError();
-  tmBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto targetMachine = tmBuilder->createTargetMachine();
-  if (!targetMachine)
-    return targetMachine.takeError();
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
-                                               /*sizeLevel=*/0,
-                                               targetMachine->get());
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  // memref.copy of strided views calls into the C runner utils; threaded
-  // kernels call LLVM 22's OpenMP runtime (the libomp in the multiarch
-  // folder belongs to another LLVM).
-  llvm::SmallVector<llvm::StringRef, 2> runtimeLibs = {
-      EINSUM_MLIR_LIB_DIR "/libmlir_c_runner_utils.so"};
-  bool gpu = options.target == "cuda";
-  if (options.threads > 1 && options.target == "cpu")
-    runtimeLibs.push_back(EINSUM_MLIR_LIB_DIR "/libomp.so");
-  engineOptions.sharedLibPaths = runtimeLibs;
+                              const CompileOptions &options,
+                              llvm::StringRef diskKey) {
+  llvm::SmallVector<std::pair<llvm::StringRef, void *>> symbols;
+  std::vector<std::string> libraries;
+  getKernelLinkage(options, symbols, libraries);
   // A function declared but defined nowhere would fail in the JIT with a
   // message of its own on stderr: refused here, by name.
-  llvm::SmallVector<std::pair<llvm::StringRef, void *>> known;
-  for (auto table : {cuda::getRuntimeSymbols(), workspace::getRuntimeSymbols(),
-                     runtime::getRuntimeSymbols()})
-    llvm::append_range(known, table);
   for (LLVM::LLVMFuncOp func : module.getOps<LLVM::LLVMFuncOp>()) {
     if (!func.isExternal())
       continue;
     llvm::StringRef symbol = func.getSymName();
-    if (llvm::any_of(known, [&](auto &entry) { return entry.first == symbol; }))
+    if (llvm::any_of(symbols,
+                     [&](auto &entry) { return entry.first == symbol; }))
       continue;
     std::string cSymbol = symbol.str();
     bool found = dlsym(RTLD_DEFAULT, cSymbol.c_str());
-    for (llvm::StringRef path : runtimeLibs) {
+    for (const std::string &path : libraries) {
       if (found)
         break;
-      if (void *library = dlopen(path.str().c_str(), RTLD_LAZY | RTLD_LOCAL))
+      if (void *library = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL))
         found = dlsym(library, cSymbol.c_str());
     }
     if (!found)
@@ -840,165 +514,89 @@ llvm::Error Engine::Impl::jit(ModuleOp module, Kernel &kernel,
                        ", which is declared but defined nowhere (not in the "
                        "module, the runtime or its libraries)");
   }
-  engineOptions.enableGDBNotificationListener = false;
-  engineOptions.enablePerfNotificationListener = false;
-  auto engine = ExecutionEngine::create(module, engineOptions,
-                                        std::move(*targetMachine));
-  if (!engine)
-    return engine.takeError();
-  (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    for (auto table : {gpu ? cuda::getRuntimeSymbols()
-                           : workspace::getRuntimeSymbols(),
-                       runtime::getRuntimeSymbols()})
-      for (auto [symbol, address] : table)
-        symbols[interner(symbol)] = {
-            llvm::orc::ExecutorAddr::fromPtr(address),
-            llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
-  kernel.onDevice = gpu;
-  auto function = (*engine)->lookupPacked(("_mlir_ciface_" + name).str());
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object =
+      emitKernelObject(module, name, kernel.getSignature(), "native",
+                       /*cName=*/"", /*hoistConstructors=*/true);
+  if (!object)
+    return object.takeError();
+  if (!diskKey.empty())
+    disk.store(diskKey, name, (*object)->getMemBufferRef());
+  return link(std::move(*object), kernel, name, options);
+}
+
+llvm::Error Engine::Impl::link(std::unique_ptr<llvm::MemoryBuffer> object,
+                               Kernel &kernel, llvm::StringRef name,
+                               const CompileOptions &options) {
+  llvm::SmallVector<std::pair<llvm::StringRef, void *>> symbols;
+  std::vector<std::string> libraries;
+  getKernelLinkage(options, symbols, libraries);
+  auto jit = loadObject(std::move(object), symbols, libraries);
+  if (!jit)
+    return jit.takeError();
+  auto function = (*jit)->lookup(getPackedName(name));
   if (!function)
     return function.takeError();
-  kernel.function = *function;
-  kernel.engine = std::move(*engine);
+  kernel.onDevice = options.target == "cuda";
+  kernel.function = function->toPtr<void (*)(void **)>();
+  // The constructors and destructors that load and unload GPU modules.
+  for (auto [suffix, slot] :
+       {std::make_pair("_init", &kernel.initialize),
+        std::make_pair("_fini", &kernel.finalize)}) {
+    auto address = (*jit)->lookup((name + suffix).str());
+    if (address)
+      *slot = address->toPtr<void (*)()>();
+    else
+      llvm::consumeError(address.takeError());
+  }
+  kernel.engine = std::move(*jit);
   return llvm::Error::success();
 }
 
-llvm::Expected<OwningOpRef<ModuleOp>> Engine::Impl::buildEquationModule(
-    llvm::StringRef equation, llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
-    ElementType elementType, EinsumResolution &resolution) {
-  llvm::Expected<EinsumResolution> resolved = resolveEinsum(equation, shapes);
-  if (!resolved)
-    return resolved.takeError();
-  for (const EinsumLoopDim &dim : resolved->dims)
-    if (dim.isDynamic())
-      return makeError("dynamic dimension sizes cannot be compiled into an "
-                       "equation kernel; give static shapes");
-  resolution = std::move(*resolved);
-
-  OpBuilder b(&context);
-  Location loc = NameLoc::get(b.getStringAttr("einsum: " + equation));
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  Type type = getMLIRType(elementType, &context);
-  SmallVector<Type> argTypes;
-  for (const llvm::SmallVector<int64_t> &shape : shapes)
-    argTypes.push_back(MemRefType::get(shape, type));
-  argTypes.push_back(MemRefType::get(resolution.outputShape, type));
-
-  b.setInsertionPointToEnd(module->getBody());
-  auto func = func::FuncOp::create(b, loc, kKernelName,
-                                   b.getFunctionType(argTypes, {}));
-  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                b.getUnitAttr());
-  Block *body = func.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  SmallVector<Value> tensors;
-  for (unsigned i = 0; i < shapes.size(); ++i)
-    tensors.push_back(bufferization::ToTensorOp::create(
-        b, loc, RankedTensorType::get(shapes[i], type), body->getArgument(i),
-        /*restrict=*/true, /*writable=*/false));
-  auto contract = ContractOp::create(b, loc, b.getStringAttr(equation),
-                                     tensors);
-  auto materialize = bufferization::MaterializeInDestinationOp::create(
-      b, loc, contract.getResult(), body->getArguments().back());
-  materialize.setRestrict(true);
-  materialize.setWritable(true);
-  func::ReturnOp::create(b, loc);
-  if (failed(verify(*module)))
-    return makeInternalError("the kernel module does not verify");
-  return std::move(module);
+bool Engine::Impl::linkCached(llvm::StringRef diskKey, Kernel &kernel,
+                              llvm::StringRef name,
+                              const CompileOptions &options) {
+  if (diskKey.empty())
+    return false;
+  std::optional<DiskCache::Entry> entry = disk.load(diskKey);
+  if (!entry || entry->metadata != name)
+    return false;
+  if (llvm::Error err = link(std::move(entry->object), kernel, name, options)) {
+    llvm::consumeError(std::move(err));
+    kernel.function = nullptr;
+    return false;
+  }
+  kernel.fromDiskCache = true;
+  return true;
 }
 
-llvm::Expected<OwningOpRef<ModuleOp>>
-Engine::Impl::parseModule(llvm::StringRef source, llvm::StringRef name,
-                          llvm::StringRef entry, func::FuncOp &function) {
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(source, name), llvm::SMLoc());
-  OneLineDiagnostics handler(&context);
-  // Other stacks' einsums (torch-mlir, StableHLO) come in the generic form
-  // of dialects not registered here: parsed, imported, and then none may be
-  // left.
-  context.allowUnregisteredDialects(true);
-  llvm::scope_exit disallow(
-      [&] { context.allowUnregisteredDialects(false); });
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
-  if (!module)
-    return makeError(handler.text);
-  if (llvm::Error err = runPipeline(module.get(), [](OpPassManager &pm) {
-        buildEinsumImportPipeline(pm);
-      }))
-    return std::move(err);
-  Operation *unknown = nullptr;
-  module->walk([&](Operation *op) {
-    if (!op->isRegistered()) {
-      unknown = op;
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (unknown) {
-    unknown->emitError() << "unknown operation '" << unknown->getName()
-                         << "' (of other dialects, einsum-mlir imports "
-                            "torch.aten.einsum, stablehlo.einsum and "
-                            "tosa.matmul)";
-    return makeError(handler.text);
-  }
+static const std::string &getHostKey();
 
-  function = module->lookupSymbol<func::FuncOp>(entry);
-  if (!function || function.isExternal()) {
-    std::string names;
-    for (auto f : module->getOps<func::FuncOp>())
-      if (!f.isExternal())
-        names += (names.empty() ? "@" : ", @") + f.getSymName().str();
-    return makeError(name + ": no function @" + entry + " with a body" +
-                     (names.empty() ? std::string()
-                                    : " (functions: " + names + ")"));
-  }
-  FunctionType type = function.getFunctionType();
-  for (auto [i, argType] : llvm::enumerate(type.getInputs())) {
-    auto tensorType = dyn_cast<RankedTensorType>(argType);
-    if (!tensorType || !fromMLIRType(tensorType.getElementType()))
-      return makeError(name + ": argument " + llvm::Twine(i) + " of @" +
-                       entry +
-                       " must be a ranked tensor of f32, f64, f16, bf16, "
-                       "i32 or i64");
-  }
-  if (type.getNumResults() != 1 ||
-      !isa<RankedTensorType>(type.getResult(0)) ||
-      !fromMLIRType(
-          cast<RankedTensorType>(type.getResult(0)).getElementType()))
-    return makeError(name + ": @" + entry +
-                     " must return exactly one ranked tensor of a supported "
-                     "element type");
-  function->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                    UnitAttr::get(&context));
-  return std::move(module);
+std::string Engine::Impl::getDiskKey(llvm::StringRef key,
+                                     const CompileOptions &options) {
+  if (!options.diskCache || !disk.isEnabled())
+    return "";
+  // The in-memory key leaves out what one process cannot change: the host,
+  // and the memory limit where none is given (the machine's memory).
+  return (key + "|" + getHostKey() + "|mem" +
+          llvm::Twine(options.memoryLimit ? options.memoryLimit
+                                          : physicalMemoryBytes()))
+      .str();
 }
 
-/// Options that no kernel can be compiled or run with, and stages a target
-/// cannot print.
-static llvm::Error checkOptions(const CompileOptions &options,
-                                std::optional<Stage> stage = std::nullopt) {
-  bool gpu = options.target == "cuda";
-  bool gpuScheduleOnCPU = options.target == "gpu-schedule-on-cpu";
-  if (!gpu && !gpuScheduleOnCPU && options.target != "cpu")
-    return makeError("unknown target '" + options.target +
-                     "' (expected cpu, cuda or gpu-schedule-on-cpu)");
-  if (stage == Stage::PTX && !gpu)
-    return makeError("--emit=ptx needs the cuda target");
-  if (gpu || gpuScheduleOnCPU)
-    if (llvm::Error err = checkChip(options.chip))
-      return err;
-  if (options.threads == 0 || options.threads > getMaxThreads())
-    return makeError("a kernel runs on 1 to " + llvm::Twine(getMaxThreads()) +
-                     " threads, not " + llvm::Twine(options.threads));
-  if (options.threads > 1 && options.target == "cpu")
-    return checkThreads(options.threads);
-  return llvm::Error::success();
+/// The part of a disk cache key that the host adds: the CPU the kernels are
+/// compiled for, with its features.
+static const std::string &getHostKey() {
+  static const std::string key = [] {
+    std::string text = llvm::sys::getHostCPUName().str();
+    std::vector<std::string> features;
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      features.push_back((feature.second ? "+" : "-") + feature.first().str());
+    llvm::sort(features);
+    for (const std::string &feature : features)
+      text += "," + feature;
+    return text;
+  }();
+  return key;
 }
 
 llvm::Expected<std::shared_ptr<Kernel>>
@@ -1021,31 +619,18 @@ Engine::compile(llvm::StringRef equation,
   auto start = std::chrono::steady_clock::now();
   if (llvm::Error err = checkOptions(options))
     return std::move(err);
-  EinsumResolution resolution;
-  auto module =
-      impl->buildEquationModule(equation, shapes, elementType, resolution);
-  if (!module)
-    return module.takeError();
-  // The path of three or more operands first: a memory limit that no path
-  // meets is an equation-level error, reported before anything is compiled.
-  // (An explicit path is checked whatever the operand count.)
-  std::optional<ContractionPath> path;
-  PathOptions pathOptions = makePathOptions(options, elementType);
-  if ((shapes.size() >= 3 ||
-       pathOptions.strategy == PathStrategy::Explicit) &&
-      resolution.numDims() <= static_cast<unsigned>(kNumLabels)) {
-    llvm::Expected<ContractionPath> found =
-        findContractionPath(resolution, pathOptions);
-    if (!found)
-      return found.takeError();
-    path = std::move(*found);
-  }
-  // The equation resolved: a failure from here on is the compiler's.
-  if (llvm::Error err = impl->lower(**module, Stage::LLVMDialect, options))
-    return asInternal(std::move(err));
+  llvm::Expected<EinsumResolution> resolved =
+      resolveEquationKernel(equation, shapes);
+  if (!resolved)
+    return resolved.takeError();
+  const EinsumResolution &resolution = *resolved;
+  // The path first: a memory limit that no path meets is an equation-level
+  // error, reported before anything is compiled.
+  llvm::Expected<double> flops =
+      getEquationFlops(resolution, shapes.size(), options, elementType);
+  if (!flops)
+    return flops.takeError();
   std::shared_ptr<Kernel> kernel(new Kernel());
-  if (llvm::Error err = impl->jit(**module, *kernel, kKernelName, options))
-    return asInternal(std::move(err));
   for (const llvm::SmallVector<int64_t> &shape : shapes) {
     kernel->inputShapes.push_back(shape);
     kernel->inputTypes.push_back(elementType);
@@ -1054,13 +639,21 @@ Engine::compile(llvm::StringRef equation,
                              resolution.outputShape.end());
   kernel->elementType = elementType;
   kernel->resultRank = resolution.numOutputDims();
-  // FLOPs of the path the pipeline takes (the whole einsum below three
-  // operands).
-  kernel->flops =
-      static_cast<double>(resolution.iterationCount().value_or(0)) *
-      shapes.size();
-  if (path)
-    kernel->flops = path->optimizedFlops;
+  kernel->flops = *flops;
+  kernel->signature = kernel->getSignature().encode();
+  std::string diskKey = impl->getDiskKey(key, options);
+  if (!impl->linkCached(diskKey, *kernel, kKernelName, options)) {
+    auto module =
+        impl->buildEquationModule(equation, shapes, elementType, resolution);
+    if (!module)
+      return module.takeError();
+    // The equation resolved: a failure from here on is the compiler's.
+    if (llvm::Error err = impl->lower(**module, Stage::LLVMDialect, options))
+      return asInternal(std::move(err));
+    if (llvm::Error err =
+            impl->jit(**module, *kernel, kKernelName, options, diskKey))
+      return asInternal(std::move(err));
+  }
   kernel->compileSeconds = secondsSince(start);
   impl->insert(key, kernel);
   return kernel;
@@ -1085,9 +678,12 @@ Engine::emit(llvm::StringRef equation,
   std::lock_guard<std::mutex> lock(impl->mutex);
   if (llvm::Error err = checkOptions(options, stage))
     return std::move(err);
-  EinsumResolution resolution;
+  llvm::Expected<EinsumResolution> resolution =
+      resolveEquationKernel(equation, shapes);
+  if (!resolution)
+    return resolution.takeError();
   auto module =
-      impl->buildEquationModule(equation, shapes, elementType, resolution);
+      impl->buildEquationModule(equation, shapes, elementType, *resolution);
   if (!module)
     return module.takeError();
   if (llvm::Error err = impl->lower(**module, stage, options))
@@ -1141,10 +737,18 @@ Engine::compileModule(llvm::StringRef source, llvm::StringRef name,
         kernel->singleEinsum = std::move(single);
     }
   }
-  if (llvm::Error err = impl->lower(**module, Stage::LLVMDialect, options))
-    return std::move(err);
-  if (llvm::Error err = impl->jit(**module, *kernel, entry, options))
-    return std::move(err);
+  kernel->signature = kernel->getSignature().encode();
+  // Keyed by the whole source: the module, not only the entry, is compiled.
+  std::string diskKey = impl->getDiskKey(
+      "module|" + entry.str() + "|" + options.getCacheKey() + "|" +
+          source.str(),
+      options);
+  if (!impl->linkCached(diskKey, *kernel, entry, options)) {
+    if (llvm::Error err = impl->lower(**module, Stage::LLVMDialect, options))
+      return std::move(err);
+    if (llvm::Error err = impl->jit(**module, *kernel, entry, options, diskKey))
+      return std::move(err);
+  }
   kernel->compileSeconds = secondsSince(start);
   return kernel;
 }
@@ -1169,6 +773,8 @@ size_t Engine::getCacheSize() const {
   std::lock_guard<std::mutex> lock(impl->mutex);
   return impl->cache.size();
 }
+
+const DiskCache &Engine::getDiskCache() const { return impl->disk; }
 
 size_t Engine::getCacheHits() const {
   std::lock_guard<std::mutex> lock(impl->mutex);

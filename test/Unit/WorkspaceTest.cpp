@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "einsum/Engine/Engine.h"
-#include "einsum/Engine/Workspace.h"
+#include "einsum/Runtime/Workspace.h"
 
 #include "gtest/gtest.h"
 

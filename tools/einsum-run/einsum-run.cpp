@@ -20,6 +20,7 @@
 #include "einsum/Engine/Engine.h"
 #include "einsum/Engine/Npy.h"
 #include "einsum/Engine/Reference.h"
+#include "../common/ThreadsFlag.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
@@ -113,6 +114,22 @@ static cl::opt<std::string>
                 cl::desc("What the path search minimizes first: flops or "
                          "memory"),
                 cl::init("flops"), cl::cat(category));
+static cl::opt<bool>
+    noCacheOpt("no-cache",
+               cl::desc("Neither look the kernel up in the on-disk kernel "
+                        "cache nor add it (also: EINSUM_MLIR_CACHE=0)"),
+               cl::init(false), cl::cat(category));
+static cl::opt<bool> cacheInfoOpt(
+    "cache-info",
+    cl::desc("Print where the on-disk kernel cache is ($EINSUM_MLIR_CACHE_DIR, "
+             "else $XDG_CACHE_HOME/einsum-mlir, else ~/.cache/einsum-mlir), "
+             "its entries, bytes and capacity, and exit"),
+    cl::init(false), cl::cat(category));
+static cl::opt<bool>
+    clearCacheOpt("clear-cache",
+                  cl::desc("Remove every entry of the on-disk kernel cache, "
+                           "and exit"),
+                  cl::init(false), cl::cat(category));
 static cl::opt<bool>
     vectorizeOpt("vectorize",
                  cl::desc("Tile and vectorize the kernel (--vectorize=false: "
@@ -330,45 +347,12 @@ void printArray(llvm::raw_ostream &os, const HostTensor &t) {
 }
 } // namespace
 
-/// Takes --threads=N (or -threads=N, --threads N) out of the arguments:
-/// libLLVM registers a global option of that name already, so it cannot be
-/// a cl::opt here. Returns 0 when absent.
-static unsigned takeThreadsFlag(int &argc, char **argv) {
-  unsigned threads = 0;
-  int out = 1;
-  for (int i = 1; i < argc; ++i) {
-    llvm::StringRef arg = argv[i];
-    llvm::StringRef value;
-    bool isFlag = false;
-    for (llvm::StringRef name : {"--threads", "-threads"}) {
-      if (arg == name && i + 1 < argc) {
-        value = argv[++i];
-        isFlag = true;
-      } else if (arg.starts_with(name) && arg.drop_front(name.size())
-                                              .consume_front("=")) {
-        value = arg.drop_front(name.size() + 1);
-        isFlag = true;
-      }
-      if (isFlag)
-        break;
-    }
-    if (!isFlag) {
-      argv[out++] = argv[i];
-      continue;
-    }
-    if (value.getAsInteger(10, threads) || threads == 0 ||
-        threads > getMaxThreads())
-      fail("--threads needs a number of threads from 1 to " +
-           llvm::Twine(getMaxThreads()) + ", not '" + value + "'");
-  }
-  argc = out;
-  argv[argc] = nullptr;
-  return threads;
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  unsigned threadsFlag = takeThreadsFlag(argc, argv);
+  std::string threadsError;
+  unsigned threadsFlag = takeThreadsFlag(argc, argv, threadsError);
+  if (!threadsError.empty())
+    fail(threadsError);
   // einsum-opt's -mlir-timing, -mlir-print-ir-after-all, ... apply to the
   // pipelines einsum-run runs.
   registerPassManagerCLOptions();
@@ -380,15 +364,10 @@ int main(int argc, char **argv) {
   });
   // --threads is taken out of the arguments above; libLLVM's option of
   // that name stands in for it in --help.
-  if (cl::Option *threads = cl::getRegisteredOptions().lookup("threads")) {
-    // Option keeps a StringRef: the text must outlive parsing.
-    static const std::string description =
-        "Run the kernel on N threads (default: all cores; at most " +
-        std::to_string(getMaxThreads()) + ")";
-    threads->setDescription(description);
-    threads->setValueStr("N");
-    threads->addCategory(category);
-  }
+  describeThreadsFlag(category,
+                      "Run the kernel on N threads (default: all cores; at "
+                      "most " +
+                          std::to_string(getMaxThreads()) + ")");
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -407,6 +386,33 @@ int main(int argc, char **argv) {
           "(--mlir-timing, --mlir-print-ir-after-all, ...) apply to its "
           "pipelines.\n\n" +
           std::string(kExitStatusHelp));
+
+  if (cacheInfoOpt || clearCacheOpt) {
+    DiskCache disk = DiskCache::fromEnvironment();
+    if (!disk.isEnabled()) {
+      llvm::outs() << "kernel cache: off (EINSUM_MLIR_CACHE=0, or no "
+                      "EINSUM_MLIR_CACHE_DIR, XDG_CACHE_HOME or HOME)\n";
+      exitWith(0);
+    }
+    DiskCache::Statistics before = disk.getStatistics();
+    if (clearCacheOpt) {
+      std::string error;
+      if (!disk.clear(error))
+        fail(error);
+      llvm::outs() << llvm::formatv(
+          "kernel cache: {0}: removed {1} entries ({2} bytes)\n",
+          disk.getDirectory(), before.entries, before.bytes);
+    }
+    if (cacheInfoOpt) {
+      DiskCache::Statistics now = disk.getStatistics();
+      llvm::outs() << llvm::formatv(
+          "kernel cache: {0}\n  entries: {1}\n  bytes: {2}\n  capacity: "
+          "{3} bytes (EINSUM_MLIR_CACHE_SIZE)\n  build: {4}\n",
+          disk.getDirectory(), now.entries, now.bytes, disk.getCapacity(),
+          DiskCache::getBuildId());
+    }
+    exitWith(0);
+  }
 
   bool moduleMode = !inputFile.empty();
   if (moduleMode == (equationOpt.getNumOccurrences() > 0))
@@ -461,6 +467,7 @@ int main(int argc, char **argv) {
          std::to_string(vectorBitsOpt));
   options.vectorize = vectorizeOpt;
   options.vectorBits = vectorBitsOpt;
+  options.diskCache = !noCacheOpt;
   if (targetOpt != "cpu" && targetOpt != "cuda" &&
       targetOpt != "gpu-schedule-on-cpu")
     fail("unknown --target '" + targetOpt +
@@ -586,11 +593,12 @@ int main(int argc, char **argv) {
     double median = times[times.size() / 2];
     double best = times.front();
     out << llvm::formatv(
-        "benchmark: compile {0:f1} ms, median {1:f4} ms, min {2:f4} ms, "
+        "benchmark: compile {0:f1} ms{7}, median {1:f4} ms, min {2:f4} ms, "
         "{3:f2} GFLOP/s (median), {4:f2} GFLOP/s (min), {5} runs{6}\n",
         kernel->getCompileSeconds() * 1e3, median * 1e3, best * 1e3,
         kernel->getFlops() / median * 1e-9, kernel->getFlops() / best * 1e-9,
-        times.size(), targetOpt == "cuda" ? " (CUDA events)" : "");
+        times.size(), targetOpt == "cuda" ? " (CUDA events)" : "",
+        kernel->isFromDiskCache() ? " (from the disk cache)" : "");
   }
 
   if (!outputPath.empty())

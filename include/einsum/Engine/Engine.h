@@ -5,9 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // The engine turns (equation, operand shapes, element type, options) into a
-// JIT-compiled kernel through the einsum-to-llvm pipeline and
-// mlir::ExecutionEngine (O3, host CPU features), caches kernels by everything
-// that changes their code, and runs them on caller buffers.
+// kernel through the einsum-to-llvm pipeline, object code for the host CPU
+// (ObjectCode.h: O3, the host's features) linked into the process with ORC,
+// caches kernels by everything that changes their code, and runs them on
+// caller buffers through libEinsumRuntime, as ahead-of-time kernels run.
 //
 // Equation kernels use the in-place calling convention: the generated function
 // takes every operand and the output as memrefs, wraps them with
@@ -26,18 +27,26 @@
 
 #include "einsum/Dialect/Einsum/Transforms/ContractionPath.h"
 #include "einsum/Dialect/Einsum/Utils/EinsumEquation.h"
+#include "einsum/Engine/DiskCache.h"
+#include "einsum/Engine/ObjectCode.h"
 #include "einsum/Engine/Tensor.h"
 
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
 
+namespace llvm {
+namespace orc {
+class LLJIT;
+} // namespace orc
+} // namespace llvm
+
 namespace mlir {
 class MLIRContext;
-class ExecutionEngine;
 class ModuleOp;
 namespace einsum {
 
@@ -70,8 +79,11 @@ struct CompileOptions {
   bool vectorize = true;
   /// Vector register width the schedules are chosen for (0: the host's).
   unsigned vectorBits = 0;
+  /// Look kernels up in, and add them to, the on-disk cache (DiskCache.h;
+  /// also off where EINSUM_MLIR_CACHE=0).
+  bool diskCache = true;
 
-  /// A string that differs whenever the options differ.
+  /// A string that differs whenever the options that change the code differ.
   std::string getCacheKey() const;
 };
 
@@ -116,8 +128,11 @@ public:
   /// Floating-point operations of one run: per point of the iteration space,
   /// one multiply per operand after the first and one add (0 when unknown).
   double getFlops() const { return flops; }
-  /// Seconds spent in the pass pipeline and in JIT code generation.
+  /// Seconds spent in the pass pipeline and in JIT code generation (or in
+  /// loading the kernel from the on-disk cache).
   double getCompileSeconds() const { return compileSeconds; }
+  /// Whether the kernel's code came from the on-disk cache.
+  bool isFromDiskCache() const { return fromDiskCache; }
 
   /// For a module function that returns one `einsum.contract` of its
   /// arguments: the equation and which argument is each operand, so that
@@ -129,6 +144,9 @@ public:
   const std::optional<SingleEinsum> &getSingleEinsum() const {
     return singleEinsum;
   }
+
+  /// What einsumRuntimeInvoke needs to call the kernel.
+  KernelSignature getSignature() const;
 
 private:
   friend class Engine;
@@ -142,13 +160,20 @@ private:
                           HostTensor &output, unsigned runs,
                           std::vector<double> *times) const;
 
-  std::unique_ptr<ExecutionEngine> engine;
+  std::unique_ptr<llvm::orc::LLJIT> engine;
   void (*function)(void **) = nullptr;
+  /// The module's constructors and destructors (CUDA kernels load their
+  /// GPU modules in them), or null.
+  void (*initialize)() = nullptr;
+  void (*finalize)() = nullptr;
+  /// getSignature(), encoded (einsum-c/Runtime.h).
+  std::vector<int64_t> signature;
   /// The kernel runs on a CUDA device (its buffers are device memory).
   bool onDevice = false;
   /// Device kernels load their GPU modules in global constructors, run
   /// before the first call.
   mutable std::once_flag initialized;
+  mutable std::atomic<bool> initializeRan{false};
   bool returnsResult = false;
   /// Expected input shapes (kDynamicSize: any) and element types.
   llvm::SmallVector<llvm::SmallVector<int64_t>> inputShapes;
@@ -158,10 +183,36 @@ private:
   unsigned resultRank = 0;
   double flops = 0;
   double compileSeconds = 0;
+  bool fromDiskCache = false;
   std::optional<SingleEinsum> singleEinsum;
 };
 
 /// Owns an MLIR context and a kernel cache. Thread-safe.
+/// A kernel of a library compiled ahead of time (einsum-compile): an
+/// equation kernel (`equation`, `shapes` with kDynamicSize where dynamic,
+/// `elementType`), or a module kernel (function `entry` of the .mlir text
+/// `source`, named `sourceName` in diagnostics) where `source` is set.
+struct AotKernelSpec {
+  /// The C function's name.
+  std::string name;
+  std::string equation;
+  llvm::SmallVector<llvm::SmallVector<int64_t>> shapes;
+  ElementType elementType = ElementType::F32;
+  std::string source, sourceName, entry;
+};
+
+/// What a compiled kernel's C function takes, for its header.
+struct AotKernelInfo {
+  std::string name;
+  /// "einsum 'bij,bjk->bik'" or "function @f of k.mlir".
+  std::string description;
+  /// Element types of the inputs, then of the output.
+  llvm::SmallVector<ElementType> types;
+  KernelSignature signature;
+  /// FLOPs of one call (0 where sizes are dynamic).
+  double flops = 0;
+};
+
 class Engine {
 public:
   Engine();
@@ -202,6 +253,16 @@ public:
   /// many kernels it dropped, least recently used first, to stay within its
   /// capacity (kernels still held by a caller live on).
   size_t getCacheSize() const;
+  /// Compiles `kernels` into one relocatable object for `cpu` ("native",
+  /// "x86-64-v4", ...) whose only global symbols are the kernels' C
+  /// functions (einsum-c/Runtime.h's ABI); `infos` describes them.
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+  compileLibrary(llvm::ArrayRef<AotKernelSpec> kernels,
+                 const CompileOptions &options, llvm::StringRef cpu,
+                 std::vector<AotKernelInfo> &infos);
+
+  /// The on-disk cache of compiled kernels.
+  const DiskCache &getDiskCache() const;
   size_t getCacheHits() const;
   size_t getCacheEvictions() const;
   /// The most kernels the cache keeps (default kDefaultCacheCapacity; 0:

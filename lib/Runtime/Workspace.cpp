@@ -4,7 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "einsum/Engine/Workspace.h"
+#include "einsum/Runtime/Workspace.h"
+#include "einsum-c/Runtime.h"
 
 #include <cstdlib>
 #include <map>
@@ -92,20 +93,10 @@ workspace::Statistics workspace::getStatistics() {
   return {cache.keptBytes, cache.reuses};
 }
 
-extern "C" {
-static void *einsumWorkspaceAlloc(uint64_t bytes) {
+void *_mlir_memref_to_llvm_alloc(uint64_t bytes) {
   return workspace::allocate(bytes);
 }
-static void einsumWorkspaceFree(void *pointer) { workspace::release(pointer); }
-}
 
-llvm::ArrayRef<std::pair<llvm::StringRef, void *>>
-workspace::getRuntimeSymbols() {
-  static const std::pair<llvm::StringRef, void *> symbols[] = {
-      {"_mlir_memref_to_llvm_alloc",
-       reinterpret_cast<void *>(&einsumWorkspaceAlloc)},
-      {"_mlir_memref_to_llvm_free",
-       reinterpret_cast<void *>(&einsumWorkspaceFree)},
-  };
-  return symbols;
-}
+void _mlir_memref_to_llvm_free(void *pointer) { workspace::release(pointer); }
+
+void einsumRuntimeTrimWorkspace(void) { workspace::trim(); }

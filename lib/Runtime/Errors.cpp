@@ -1,10 +1,11 @@
-//===- RuntimeErrors.cpp - errors that kernels report at run time ---------===//
+//===- Errors.cpp - errors that kernels report at run time ----------------===//
 //
 // Part of the einsum-mlir project.
 //
 //===----------------------------------------------------------------------===//
 
-#include "einsum/Engine/RuntimeErrors.h"
+#include "einsum/Runtime/Errors.h"
+#include "einsum-c/Runtime.h"
 
 using namespace mlir::einsum;
 
@@ -23,16 +24,6 @@ std::optional<std::string> runtime::takeError() {
   return error;
 }
 
-extern "C" {
-static void einsumRuntimeError(const char *message) {
+void einsum_runtime_error(const char *message) {
   runtime::reportError(message);
-}
-}
-
-llvm::ArrayRef<std::pair<llvm::StringRef, void *>>
-runtime::getRuntimeSymbols() {
-  static const std::pair<llvm::StringRef, void *> symbols[] = {
-      {"einsum_runtime_error", reinterpret_cast<void *>(&einsumRuntimeError)},
-  };
-  return symbols;
 }
