@@ -38,6 +38,8 @@ typedef enum {
   /* A buffer for a strided or misaligned operand could not be allocated.
      Nothing was written. */
   EINSUM_STATUS_OUT_OF_MEMORY = 3,
+  /* A GPU kernel found no CUDA driver or device. Nothing was written. */
+  EINSUM_STATUS_NO_DEVICE = 4,
 } EinsumStatus;
 
 /* The message of the calling thread's last failed call ("" if none). Valid
@@ -57,10 +59,13 @@ EINSUM_RUNTIME_EXPORTED const char *einsumRuntimeVersion(void);
    -1 where dynamic. flags: EINSUM_SIGNATURE_RETURNS_RESULT (the kernel
    returns a buffer it allocated, copied into the output and freed),
    EINSUM_SIGNATURE_ALIGN_INPUTS (inputs not 64-byte aligned are copied to
-   aligned buffers first: compute-bound kernels). */
+   aligned buffers first: compute-bound kernels), EINSUM_SIGNATURE_DEVICE
+   (a GPU kernel: the operands are row-major device buffers, and a returned
+   result is copied on the device). */
 #define EINSUM_SIGNATURE_KIND 1
 #define EINSUM_SIGNATURE_RETURNS_RESULT 1
 #define EINSUM_SIGNATURE_ALIGN_INPUTS 2
+#define EINSUM_SIGNATURE_DEVICE 4
 
 /* Calls `packed` (a kernel's entry that takes an array of memref descriptor
    pointers: the result's first where it returns one, then one per operand)

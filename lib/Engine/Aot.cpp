@@ -38,9 +38,9 @@ Engine::compileLibrary(llvm::ArrayRef<AotKernelSpec> kernels,
                        const CompileOptions &options, llvm::StringRef cpu,
                        std::vector<AotKernelInfo> &infos) {
   std::lock_guard<std::mutex> lock(impl->mutex);
-  if (options.target != "cpu")
-    return makeError("ahead-of-time kernels are compiled for the cpu target "
-                     "only (--target=" +
+  if (options.target != "cpu" && options.target != "cuda")
+    return makeError("ahead-of-time kernels are compiled for the cpu and "
+                     "cuda targets (--target=" +
                      options.target + " runs through einsum-run)");
   if (llvm::Error err = checkOptions(options))
     return std::move(err);
@@ -64,6 +64,7 @@ Engine::compileLibrary(llvm::ArrayRef<AotKernelSpec> kernels,
     // The MLIR function is NAME_kernel; NAME is its C function.
     std::string functionName = spec.name + "_kernel";
     Kernel kernel; // What the signature is computed from.
+    kernel.onDevice = options.target == "cuda";
     OwningOpRef<ModuleOp> module;
     AotKernelInfo info;
     info.name = spec.name;

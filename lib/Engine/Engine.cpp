@@ -183,8 +183,10 @@ KernelSignature Kernel::getSignature() const {
   size_t inputBytes = 0;
   for (auto [shape, type] : llvm::zip(inputShapes, inputTypes))
     inputBytes += getDenseByteSize(type, shape).value_or(0);
-  if (inputBytes > 0 &&
-      flops / static_cast<double>(inputBytes) >= kMinFlopsPerByte)
+  if (onDevice)
+    result.flags |= EINSUM_SIGNATURE_DEVICE;
+  else if (inputBytes > 0 &&
+           flops / static_cast<double>(inputBytes) >= kMinFlopsPerByte)
     result.flags |= EINSUM_SIGNATURE_ALIGN_INPUTS;
   if (returnsResult)
     result.flags |= EINSUM_SIGNATURE_RETURNS_RESULT;

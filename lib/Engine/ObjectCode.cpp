@@ -75,6 +75,9 @@ mlir::einsum::createCPUTargetMachine(llvm::StringRef cpu) {
                        "x86-64-v3 or x86-64-v4)");
   }
   llvm::TargetOptions options;
+  // Constructors (a GPU kernel's module loads) in .init_array, as clang
+  // emits them on Linux: linkers run those.
+  options.UseInitArray = true;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, cpuName, features, options, llvm::Reloc::PIC_, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));
@@ -160,7 +163,9 @@ llvm::Error mlir::einsum::addKernelEntryPoints(
 void mlir::einsum::internalizeExcept(llvm::Module &module,
                                      llvm::ArrayRef<std::string> exported) {
   auto keep = [&](llvm::GlobalValue &value) {
+    // (llvm.global_ctors and the like keep their appending linkage.)
     return value.isDeclaration() || value.hasLocalLinkage() ||
+           value.getName().starts_with("llvm.") ||
            llvm::is_contained(exported, value.getName().str());
   };
   for (llvm::Function &function : module)

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "einsum-c/Runtime.h"
+#include "einsum/Runtime/Cuda.h"
 #include "einsum/Runtime/Errors.h"
 #include "einsum/Runtime/Workspace.h"
 
@@ -156,6 +157,12 @@ int einsumRuntimeInvoke(const int64_t *words, void *const *arguments,
     return fail(EINSUM_STATUS_INVALID_ARGUMENT,
                 "the kernel's signature is malformed");
   size_t numOperands = signature.operands.size();
+  bool device = signature.flags & EINSUM_SIGNATURE_DEVICE;
+  if (device) {
+    std::string error = cudart::initialize();
+    if (!error.empty())
+      return fail(EINSUM_STATUS_NO_DEVICE, error);
+  }
   int64_t width = signature.elementBytes;
   bool returnsResult = signature.flags & EINSUM_SIGNATURE_RETURNS_RESULT;
 
@@ -208,6 +215,16 @@ int einsumRuntimeInvoke(const int64_t *words, void *const *arguments,
                   name + " is a null pointer");
   }
 
+  // A GPU kernel's operands are device memory: row-major, as they are.
+  if (device) {
+    for (size_t i = 0; i < numOperands; ++i)
+      if (!isRowMajor(sizes[i], strides[i]))
+        return fail(EINSUM_STATUS_INVALID_ARGUMENT,
+                    operandName(i, numOperands) +
+                        " is not row-major: a GPU kernel takes row-major "
+                        "device buffers");
+  }
+
   // Row-major (and, for compute-bound kernels, aligned) copies of operands
   // that are neither.
   std::vector<std::unique_ptr<void, Released>> copies;
@@ -217,7 +234,7 @@ int einsumRuntimeInvoke(const int64_t *words, void *const *arguments,
   for (size_t i = 0; i < numOperands; ++i) {
     bool output = i + 1 == numOperands;
     bool rowMajor = isRowMajor(sizes[i], strides[i]);
-    bool misaligned = !output &&
+    bool misaligned = !output && !device &&
                       (signature.flags & EINSUM_SIGNATURE_ALIGN_INPUTS) &&
                       reinterpret_cast<uintptr_t>(data[i]) % kAlignment != 0;
     if (rowMajor && !misaligned)
@@ -266,6 +283,11 @@ int einsumRuntimeInvoke(const int64_t *words, void *const *arguments,
   packed(pointers.data());
   if (std::optional<std::string> error = runtime::takeError())
     return fail(EINSUM_STATUS_KERNEL_ERROR, *error);
+  if (device) {
+    std::string error = cudart::takeError();
+    if (!error.empty())
+      return fail(EINSUM_STATUS_KERNEL_ERROR, error);
+  }
 
   size_t out = numOperands - 1;
   if (returnsResult) {
@@ -275,6 +297,27 @@ int einsumRuntimeInvoke(const int64_t *words, void *const *arguments,
     char *allocated, *aligned;
     std::memcpy(&allocated, &result[0], sizeof(void *));
     std::memcpy(&aligned, &result[1], sizeof(void *));
+    if (device) {
+      // A device buffer, row-major as the GPU pipeline allocates it.
+      size_t rankOut = sizes[out].size();
+      int64_t count = 1;
+      for (size_t d = 0; d < rankOut; ++d)
+        count *= result[3 + d];
+      bool same = true;
+      for (size_t d = 0; d < rankOut; ++d)
+        same = same && result[3 + d] == sizes[out][d];
+      if (same && count > 0)
+        cudart::copy(data[out], aligned + result[2] * width,
+                     static_cast<size_t>(count) * width);
+      cudart::release(allocated);
+      std::string error = cudart::takeError();
+      if (!same)
+        return fail(EINSUM_STATUS_INVALID_ARGUMENT,
+                    "the kernel's result does not have the output's sizes");
+      if (!error.empty())
+        return fail(EINSUM_STATUS_KERNEL_ERROR, error);
+      return EINSUM_STATUS_OK;
+    }
     std::unique_ptr<void, Released> owned(allocated);
     std::vector<int64_t> resultStrides(result.begin() + 3 + rank,
                                        result.end());

@@ -83,9 +83,18 @@ static cl::opt<std::string>
            cl::value_desc("CPU"), cl::init("native"), cl::cat(category));
 static cl::opt<std::string>
     targetOpt("target",
-              cl::desc("Where the kernels run: cpu (the only target compiled "
-                       "ahead of time yet)"),
+              cl::desc("Where the kernels run: cpu, or cuda (an NVIDIA GPU: "
+                       "host code with the device code embedded, loaded "
+                       "through the CUDA driver at run time)"),
               cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string>
+    chipOpt("chip", cl::desc("The NVIDIA GPU the cuda target compiles for"),
+            cl::value_desc("sm_XY"), cl::init("sm_90"), cl::cat(category));
+static cl::opt<std::string> gpuFormatOpt(
+    "gpu-format",
+    cl::desc("What the cuda target's device code is embedded as: isa (PTX, "
+             "compiled by the driver), bin (cubin, needs ptxas) or fatbin"),
+    cl::value_desc("FORMAT"), cl::init("isa"), cl::cat(category));
 static cl::opt<std::string>
     pathOpt("path",
             cl::desc("Contraction path search for three or more operands: "
@@ -164,6 +173,7 @@ static std::string formatShape(llvm::ArrayRef<int64_t> shape) {
 /// The C header of the kernels of `infos`.
 static std::string makeHeader(llvm::ArrayRef<AotKernelInfo> infos,
                               llvm::StringRef cpu, unsigned threads) {
+  bool gpu = targetOpt == "cuda";
   std::string guard = "EINSUM_KERNELS_";
   for (char c : llvm::sys::path::filename(headerFile.getValue()))
     guard += llvm::isAlnum(c) ? llvm::toUpper(c) : '_';
@@ -175,6 +185,10 @@ static std::string makeHeader(llvm::ArrayRef<AotKernelInfo> infos,
                                          " OpenMP threads each"
                                    : std::string(", one thread each"))
      << ".\n"
+     << (gpu ? "\n   Target: cuda, " + chipOpt + " (" + gpuFormatOpt +
+                    "): the device code is loaded through the CUDA driver "
+                    "(libcuda.so.1) when the program starts."
+             : std::string())
      << R"(
    ABI of every function below:
    - Operands: the inputs, then the output, each as three pointers: its
@@ -192,9 +206,14 @@ static std::string makeHeader(llvm::ArrayRef<AotKernelInfo> infos,
      libEinsumRuntime's heap, which keeps blocks of 1 MiB and more for the
      next call (einsumRuntimeTrimWorkspace() frees them).
    - Threads: the functions may be called from several threads at once.)"
-     << (threads > 1 ? R"(
+     << (threads > 1 && !gpu ? R"(
      Each call runs on the OpenMP runtime: link libomp.)"
-                     : "")
+                             : "")
+     << (gpu ? R"(
+   - cuda: every pointer is device memory (cuMemAlloc, cudaMalloc), every
+     operand row-major (strides NULL or row-major); the call returns when the
+     result is written. EINSUM_STATUS_NO_DEVICE: no driver or device.)"
+             : "")
      << R"(
    - Return value: an EinsumStatus of einsum-c/Runtime.h, 0 on success; the
      message of a failure is einsumRuntimeLastError().
@@ -422,6 +441,12 @@ int main(int argc, char **argv) {
 
   CompileOptions options;
   options.target = targetOpt;
+  options.chip = chipOpt;
+  options.gpuFormat = gpuFormatOpt;
+  if (gpuFormatOpt != "isa" && gpuFormatOpt != "bin" &&
+      gpuFormatOpt != "fatbin")
+    fail("unknown --gpu-format '" + gpuFormatOpt +
+         "' (expected isa, bin or fatbin)");
   options.threads = threads;
   options.pathStrategy = pathOpt;
   options.memoryLimit = memoryLimitOpt;
