@@ -110,6 +110,11 @@ static cl::opt<std::string>
                   cl::desc("Where libEinsumRuntime.so is, for a shared "
                            "library (default: ../lib next to einsum-compile)"),
                   cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<std::string> runtimeRpathOpt(
+    "runtime-rpath",
+    cl::desc("The run path a shared library records for libEinsumRuntime.so "
+             "(default: --runtime-dir; '$ORIGIN' for one shipped beside it)"),
+    cl::value_desc("PATH"), cl::cat(category));
 
 [[noreturn]] static void fail(const llvm::Twine &message) {
   llvm::errs() << "einsum-compile: error: " << message << "\n";
@@ -323,7 +328,7 @@ static void linkSharedLibrary(llvm::StringRef path, llvm::StringRef object,
       args.push_back("-Wl,-rpath," + dir);
     }
   };
-  rpath(runtimeDirText);
+  rpath(runtimeRpathOpt.empty() ? runtimeDirText : runtimeRpathOpt.getValue());
   if (threads > 1) {
     args.push_back(EINSUM_MLIR_LIB_DIR "/libomp.so");
     rpath(EINSUM_MLIR_LIB_DIR);

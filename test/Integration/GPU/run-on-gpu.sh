@@ -7,8 +7,26 @@
 #
 #   test/Integration/GPU/run-on-gpu.sh [bench/gpu.py options]
 #
+# On a GPU machine without LLVM (nothing to install from), from a bundle
+# that utils/gpu-bundle.py built elsewhere (kernels compiled ahead of time,
+# libEinsumRuntime, the runner): the same tests against numpy.einsum and
+# the same cuBLAS comparison.
+#
+#   test/Integration/GPU/run-on-gpu.sh --bundle DIR [run.py options]
+#
 # Exit status: 2 without a driver or device, 1 when a test fails.
 set -euo pipefail
+
+if [[ "${1:-}" == "--bundle" ]]; then
+  bundle="${2:?--bundle needs a directory}"
+  shift 2
+  if command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total \
+      --format=csv,noheader
+  fi
+  # $PYTHON: another interpreter command (the test suite's, say).
+  exec ${PYTHON:-python3} "$bundle/run.py" "$@"
+fi
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 cd "$root"
