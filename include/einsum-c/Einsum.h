@@ -78,6 +78,14 @@ EINSUM_CAPI_EXPORTED size_t einsumEngineCacheCapacity(EinsumEngine engine);
 EINSUM_CAPI_EXPORTED void einsumEngineSetCacheCapacity(EinsumEngine engine,
                                                        size_t capacity);
 
+/* With `enable` non-zero, the CPU kernels this engine compiles are also kept
+   in the on-disk kernel cache as shared libraries with a JSON descriptor,
+   keyed by einsumCompile's arguments as given (a GNU ld run, some 15 ms per
+   kernel compiled): what the Python package loads in a new process without
+   this library, libMLIR or libLLVM. Off by default. */
+EINSUM_CAPI_EXPORTED void einsumEngineKeepSharedObjects(EinsumEngine engine,
+                                                        int enable);
+
 /* The project's version, "MAJOR.MINOR.PATCH" (static storage). */
 EINSUM_CAPI_EXPORTED const char *einsumVersion(void);
 

@@ -49,6 +49,10 @@ EINSUM_RUNTIME_EXPORTED const char *einsumRuntimeLastError(void);
 /* Frees the buffers the heap keeps for reuse between calls. */
 EINSUM_RUNTIME_EXPORTED void einsumRuntimeTrimWorkspace(void);
 
+/* An identifier of this machine's processor (a hash of its model and
+   feature flags): cached kernels compiled for another are not loaded. */
+EINSUM_RUNTIME_EXPORTED const char *einsumRuntimeHostId(void);
+
 /* The version of the runtime, "0.8.0". */
 EINSUM_RUNTIME_EXPORTED const char *einsumRuntimeVersion(void);
 

@@ -19,6 +19,7 @@ using namespace mlir::einsum;
 
 struct EinsumEngineImpl {
   Engine engine;
+  bool keepSharedObjects = false;
 };
 
 struct EinsumKernelImpl {
@@ -179,6 +180,11 @@ int einsumEngineCreate(EinsumEngine *engine, char **error) {
 
 void einsumEngineDestroy(EinsumEngine engine) { delete engine; }
 
+void einsumEngineKeepSharedObjects(EinsumEngine engine, int enable) {
+  if (engine)
+    engine->keepSharedObjects = enable != 0;
+}
+
 size_t einsumEngineCacheSize(EinsumEngine engine) {
   return engine ? engine->engine.getCacheSize() : 0;
 }
@@ -231,6 +237,31 @@ int einsumSublistsToEquation(int numOperands, const int *lengths,
   return 0;
 }
 
+/// The key under which the disk cache also keeps a kernel as a shared
+/// library, which the Python package loads in a new process without this
+/// library (and so without libMLIR and libLLVM): einsumCompile's arguments
+/// as given. python/einsum_mlir/_light.py builds the same string.
+static std::string getSharedObjectKey(const char *equation,
+                                      const Request &request,
+                                      const EinsumOptions *options) {
+  EinsumOptions defaults;
+  einsumOptionsInit(&defaults);
+  const EinsumOptions &given = options ? *options : defaults;
+  std::string key = "capi1|" + std::string(equation) + "|" +
+                    getName(request.elementType).str() + "|" +
+                    request.options.target + "|" +
+                    std::to_string(given.threads) + "|" +
+                    request.options.pathStrategy + "|" +
+                    std::to_string(given.memoryLimit) + "|" +
+                    request.options.minimize;
+  for (const llvm::SmallVector<int64_t> &shape : request.shapes) {
+    key += "|";
+    for (auto [i, size] : llvm::enumerate(shape))
+      key += (i ? "x" : "") + std::to_string(size);
+  }
+  return key;
+}
+
 int einsumCompile(EinsumEngine engine, const char *equation, int numOperands,
                   const int *ranks, const int64_t *const *shapes,
                   EinsumElementType type, const EinsumOptions *options,
@@ -241,6 +272,9 @@ int einsumCompile(EinsumEngine engine, const char *equation, int numOperands,
   if (int rc = prepare(engine, equation, numOperands, ranks, shapes, type,
                        options, request, error))
     return rc;
+  if (engine->keepSharedObjects)
+    request.options.sharedObjectKey =
+        getSharedObjectKey(equation, request, options);
   llvm::Expected<std::shared_ptr<Kernel>> compiled = engine->engine.compile(
       equation, request.shapes, request.elementType, request.options);
   if (!compiled)

@@ -6,10 +6,16 @@
 
 #include "einsum/Engine/DiskCache.h"
 
+#include "einsum-c/Runtime.h"
+
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CRC.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
@@ -107,22 +113,26 @@ DiskCache DiskCache::fromEnvironment() {
   return DiskCache(directory, capacity);
 }
 
-std::string DiskCache::getBuildId() {
-  static const std::string id = [] {
-    std::string text = "einsum-mlir " EINSUM_MLIR_VERSION
-                       " llvm " LLVM_VERSION_STRING;
-    // The binary that holds this code: a rebuilt compiler is another one.
+std::string DiskCache::getBinaryStamp() {
+  static const std::string stamp = [] {
     Dl_info info;
     struct stat status;
-    if (dladdr(reinterpret_cast<void *>(&DiskCache::getBuildId), &info) &&
-        info.dli_fname && ::stat(info.dli_fname, &status) == 0)
-      text += " " + std::to_string(status.st_size) + "/" +
-              std::to_string(status.st_mtim.tv_sec) + "." +
-              std::to_string(status.st_mtim.tv_nsec) + "/" +
-              std::to_string(status.st_ino);
-    return text;
+    if (!dladdr(reinterpret_cast<void *>(&DiskCache::getBinaryStamp),
+                &info) ||
+        !info.dli_fname || ::stat(info.dli_fname, &status) != 0)
+      return std::string();
+    return std::to_string(status.st_size) + "/" +
+           std::to_string(status.st_mtim.tv_sec) + "." +
+           std::to_string(status.st_mtim.tv_nsec) + "/" +
+           std::to_string(status.st_ino);
   }();
-  return id;
+  return stamp;
+}
+
+std::string DiskCache::getBuildId() {
+  // The binary that holds this code too: a rebuilt compiler is another one.
+  return "einsum-mlir " EINSUM_MLIR_VERSION " llvm " LLVM_VERSION_STRING " " +
+         getBinaryStamp();
 }
 
 std::string DiskCache::getPath(llvm::StringRef key) const {
@@ -232,6 +242,146 @@ bool DiskCache::store(llvm::StringRef key, llvm::StringRef metadata,
   return true;
 }
 
+
+/// FNV-1a, 64 bits, as hex: a name the Python package computes too.
+static std::string fnv1a(llvm::StringRef text) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : text.bytes()) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  return llvm::utohexstr(hash, /*LowerCase=*/true, 16);
+}
+
+/// The base path (no extension) of the shared library of `key`.
+static std::string getSharedObjectBase(llvm::StringRef directory,
+                                       llvm::StringRef key) {
+  std::string text = (key + "\n" + einsumRuntimeHostId() + "\n" +
+                      DiskCache::getBinaryStamp())
+                         .str();
+  return (directory + "/" + fnv1a(text)).str();
+}
+
+bool DiskCache::hasSharedObject(llvm::StringRef key) const {
+  if (!isEnabled())
+    return false;
+  std::string base = getSharedObjectBase(directory, key);
+  auto descriptor = llvm::MemoryBuffer::getFile(base + ".json",
+                                                /*IsText=*/true,
+                                                /*RequiresNullTerminator=*/false,
+                                                /*IsVolatile=*/true);
+  if (!descriptor)
+    return false;
+  llvm::Expected<llvm::json::Value> parsed =
+      llvm::json::parse((*descriptor)->getBuffer());
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return false;
+  }
+  const llvm::json::Object *object = parsed->getAsObject();
+  if (!object || object->getString("key") != key ||
+      object->getString("host") != llvm::StringRef(einsumRuntimeHostId()) ||
+      object->getString("stamp") != getBinaryStamp())
+    return false;
+  auto library = llvm::MemoryBuffer::getFile(base + ".so", /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false,
+                                             /*IsVolatile=*/true);
+  return library &&
+         object->getInteger("size") ==
+             static_cast<int64_t>((*library)->getBufferSize()) &&
+         object->getInteger("crc32") ==
+             static_cast<int64_t>(llvm::crc32(
+                 llvm::arrayRefFromStringRef((*library)->getBuffer())));
+}
+
+bool DiskCache::storeSharedObject(llvm::StringRef key,
+                                  llvm::MemoryBufferRef object,
+                                  llvm::StringRef fields,
+                                  llvm::ArrayRef<std::string> libraries) const {
+  if (!isEnabled())
+    return false;
+  std::string host = einsumRuntimeHostId();
+  std::string stamp = getBinaryStamp();
+  std::string base = getSharedObjectBase(directory, key);
+  std::string name = llvm::sys::path::filename(base).str();
+  // The object, linked into a temporary library renamed into place.
+  llvm::SmallString<256> objectPath, libraryPath;
+  int fd;
+  if (llvm::sys::fs::createUniqueFile(directory + "/%%%%%%%%%%%%.tmp", fd,
+                                      objectPath))
+    return false;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << object.getBuffer();
+  }
+  auto removeObject =
+      llvm::make_scope_exit([&] { llvm::sys::fs::remove(objectPath); });
+  if (llvm::sys::fs::createUniqueFile(directory + "/%%%%%%%%%%%%.tmp",
+                                      libraryPath))
+    return false;
+  auto removeLibrary =
+      llvm::make_scope_exit([&] { llvm::sys::fs::remove(libraryPath); });
+  // GNU ld starts in a few milliseconds; LLVM's lld loads libLLVM first
+  // (70 ms here).
+  llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("ld");
+  if (!linker)
+    linker = llvm::sys::findProgramByName("ld.lld", {EINSUM_LLVM_TOOLS_DIR});
+  if (!linker)
+    return false;
+  std::vector<std::string> args = {*linker, "-shared", "-o",
+                                   libraryPath.str().str(),
+                                   objectPath.str().str()};
+  // The libraries by their run paths too: a loader finds them there.
+  for (const std::string &library : libraries) {
+    args.push_back(library);
+    args.push_back("-rpath");
+    args.push_back(llvm::sys::path::parent_path(library).str());
+  }
+  llvm::SmallVector<llvm::StringRef> argRefs(args.begin(), args.end());
+  if (llvm::sys::ExecuteAndWait(*linker, argRefs, std::nullopt,
+                                {std::nullopt, std::nullopt, std::nullopt}) !=
+      0)
+    return false;
+  auto linked = llvm::MemoryBuffer::getFile(libraryPath, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!linked)
+    return false;
+  uint32_t crc = llvm::crc32(llvm::arrayRefFromStringRef(
+      (*linked)->getBuffer()));
+  if (llvm::sys::fs::rename(libraryPath, base + ".so"))
+    return false;
+  // The descriptor last: a reader that finds it finds the library.
+  std::string json;
+  llvm::raw_string_ostream os(json);
+  llvm::json::OStream out(os);
+  out.object([&] {
+    out.attribute("key", key);
+    out.attribute("host", host);
+    out.attribute("stamp", stamp);
+    out.attribute("library", name + ".so");
+    out.attribute("size", static_cast<int64_t>((*linked)->getBufferSize()));
+    out.attribute("crc32", static_cast<int64_t>(crc));
+  });
+  // `fields` go in before the closing brace.
+  json.pop_back();
+  if (!fields.empty())
+    json += "," + fields.str();
+  json += "}";
+  llvm::SmallString<256> descriptorPath;
+  if (llvm::sys::fs::createUniqueFile(directory + "/%%%%%%%%%%%%.tmp", fd,
+                                      descriptorPath))
+    return false;
+  {
+    llvm::raw_fd_ostream file(fd, /*shouldClose=*/true);
+    file << json;
+  }
+  if (llvm::sys::fs::rename(descriptorPath, base + ".json")) {
+    llvm::sys::fs::remove(descriptorPath);
+    return false;
+  }
+  return true;
+}
+
 namespace {
 struct FileInfo {
   std::string path;
@@ -246,7 +396,9 @@ std::vector<FileInfo> listEntries(llvm::StringRef directory,
   for (llvm::sys::fs::directory_iterator it(directory, error), end;
        !error && it != end; it.increment(error)) {
     llvm::StringRef path = it->path();
-    bool entry = path.ends_with(kExtension);
+    // Entries, and the shared libraries and descriptors kept beside them.
+    bool entry = path.ends_with(kExtension) || path.ends_with(".so") ||
+                 path.ends_with(".json");
     if (!entry && !(temporaries && path.ends_with(".tmp")))
       continue;
     llvm::sys::fs::file_status status;
@@ -290,7 +442,7 @@ DiskCache::Statistics DiskCache::getStatistics() const {
   if (!isEnabled())
     return statistics;
   for (const FileInfo &file : listEntries(directory, nullptr)) {
-    ++statistics.entries;
+    statistics.entries += llvm::StringRef(file.path).ends_with(kExtension);
     statistics.bytes += file.size;
   }
   return statistics;

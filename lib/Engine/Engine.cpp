@@ -27,6 +27,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -521,9 +522,36 @@ llvm::Error Engine::Impl::jit(ModuleOp module, Kernel &kernel,
                        /*cName=*/"", /*hoistConstructors=*/true);
   if (!object)
     return object.takeError();
-  if (!diskKey.empty())
+  if (!diskKey.empty()) {
     disk.store(diskKey, name, (*object)->getMemBufferRef());
+    storeSharedObject((*object)->getMemBufferRef(), kernel, name, options);
+  }
   return link(std::move(*object), kernel, name, options);
+}
+
+/// Keeps `object`, kernel `name`'s code, as a shared library too where the
+/// options ask for one (CompileOptions::sharedObjectKey) and none is there.
+void Engine::Impl::storeSharedObject(llvm::MemoryBufferRef object,
+                                     const Kernel &kernel,
+                                     llvm::StringRef name,
+                                     const CompileOptions &options) {
+  if (options.sharedObjectKey.empty() || options.target != "cpu" ||
+      kernel.returnsResult || disk.hasSharedObject(options.sharedObjectKey))
+    return;
+  llvm::SmallVector<std::pair<llvm::StringRef, void *>> symbols;
+  std::vector<std::string> libraries;
+  getKernelLinkage(options, symbols, libraries);
+  llvm::json::Array shape;
+  for (int64_t size : kernel.outputShape)
+    shape.push_back(size);
+  llvm::json::Object members{{"entry", (name + "_call").str()},
+                             {"output_shape", std::move(shape)},
+                             {"flops", kernel.flops}};
+  std::string fields;
+  llvm::raw_string_ostream(fields) << llvm::json::Value(std::move(members));
+  // Members only: the descriptor's own braces hold them.
+  fields = fields.substr(1, fields.size() - 2);
+  disk.storeSharedObject(options.sharedObjectKey, object, fields, libraries);
 }
 
 llvm::Error Engine::Impl::link(std::unique_ptr<llvm::MemoryBuffer> object,
@@ -562,6 +590,7 @@ bool Engine::Impl::linkCached(llvm::StringRef diskKey, Kernel &kernel,
   std::optional<DiskCache::Entry> entry = disk.load(diskKey);
   if (!entry || entry->metadata != name)
     return false;
+  storeSharedObject(entry->object->getMemBufferRef(), kernel, name, options);
   if (llvm::Error err = link(std::move(entry->object), kernel, name, options)) {
     llvm::consumeError(std::move(err));
     kernel.function = nullptr;

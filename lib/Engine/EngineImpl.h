@@ -135,6 +135,8 @@ struct Engine::Impl {
   /// it in the disk cache under `diskKey` (unless empty) and links it.
   llvm::Error jit(ModuleOp module, Kernel &kernel, llvm::StringRef name,
                   const CompileOptions &options, llvm::StringRef diskKey);
+  void storeSharedObject(llvm::MemoryBufferRef object, const Kernel &kernel,
+                         llvm::StringRef name, const CompileOptions &options);
   /// Links `object` into the process as `kernel`'s code.
   llvm::Error link(std::unique_ptr<llvm::MemoryBuffer> object, Kernel &kernel,
                    llvm::StringRef name, const CompileOptions &options);

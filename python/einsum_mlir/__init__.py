@@ -20,10 +20,11 @@ import ctypes
 import json as _json
 import os
 import threading
+import time
 
 import numpy as np
 
-from . import _capi
+from . import _capi, _light
 from ._interop import Operands
 from ._paths import PathInfo, from_optimize
 
@@ -31,7 +32,9 @@ __all__ = ["einsum", "compile", "einsum_path", "contract", "contract_path",
            "contract_expression", "ContractExpression", "Kernel", "PathInfo",
            "cache_info", "set_cache_capacity", "CacheInfo", "__version__"]
 
-__version__ = _capi.lib.einsumVersion().decode()
+# libEinsumRuntime's version (the C API's, loaded on first compile, is the
+# same build's).
+__version__ = _light.runtime().einsumRuntimeVersion().decode()
 
 _TYPES = {"float32": 0, "float64": 1, "float16": 2, "bfloat16": 3,
           "int32": 4, "int64": 5}
@@ -52,6 +55,9 @@ def _get_engine():
                 error = ctypes.c_void_p()
                 _capi.check(_capi.lib.einsumEngineCreate(
                     ctypes.byref(handle), ctypes.byref(error)), error)
+                # Kernels it compiles are kept on disk as shared libraries
+                # too, for _light in later processes.
+                _capi.lib.einsumEngineKeepSharedObjects(handle, 1)
                 _engine = handle
     return _engine
 
@@ -220,6 +226,22 @@ class Kernel:
         self.dtype = _storage_dtype(dtype)
         self._options = options
         self._type = _TYPES[dtype]
+        n = len(shapes)
+        self._n = n
+        self._ptrs = ctypes.c_void_p * max(n, 1)
+        self._strides = _capi._I64P * max(n, 1)
+        self._handle = None
+        # The kernel from the disk cache, without loading the compiler
+        # (libMLIR, libLLVM) where it is there.
+        self._cached = None
+        start = time.perf_counter()
+        self._cached = _light.lookup(equation, _SHORT[dtype], options,
+                                     self.input_shapes, _capi.library_path())
+        if self._cached is not None:
+            self.output_shape = self._cached.output_shape
+            self.flops = self._cached.flops
+            self.compile_seconds = time.perf_counter() - start
+            return
         ranks, pointers, _keep = _shape_args(self.input_shapes)
         handle = ctypes.c_void_p()
         error = ctypes.c_void_p()
@@ -233,14 +255,10 @@ class Kernel:
         self.output_shape = tuple(shape[i] for i in range(rank))
         self.flops = _capi.lib.einsumKernelFlops(handle)
         self.compile_seconds = _capi.lib.einsumKernelCompileSeconds(handle)
-        n = len(shapes)
-        self._n = n
-        self._ptrs = ctypes.c_void_p * max(n, 1)
-        self._strides = _capi._I64P * max(n, 1)
 
     def __del__(self):
         handle = getattr(self, "_handle", None)
-        if handle and _capi is not None and _capi.lib is not None:
+        if handle and _capi is not None and _capi.loaded():
             _capi.lib.einsumKernelDestroy(handle)
 
     def __call__(self, *operands, out=None):
@@ -281,6 +299,12 @@ class Kernel:
             # The kernel reads its operands while it writes: an output that
             # overlaps one is computed apart and copied, as numpy does.
             out[...] = self._run(arrays)
+            return out
+        if self._cached is not None:
+            # Row-major operands (the runtime refuses negative strides).
+            arrays = [np.ascontiguousarray(a) for a in arrays]
+            self._cached.run([a.ctypes.data or _DUMMY for a in arrays] +
+                             [out.ctypes.data or _DUMMY])
             return out
         data = self._ptrs(*[a.ctypes.data or _DUMMY for a in arrays])
         strides = None

@@ -1,7 +1,7 @@
 """ctypes bindings of einsum-mlir's C API (include/einsum-c/Einsum.h).
 
 The library is libEinsumCAPI.so beside this file, or the one named by the
-EINSUM_MLIR_LIB environment variable.
+EINSUM_MLIR_LIB environment variable; it is loaded on first use.
 """
 
 import ctypes
@@ -21,9 +21,7 @@ class Options(ctypes.Structure):
 
 
 def _load():
-    path = os.environ.get("EINSUM_MLIR_LIB") or os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "libEinsumCAPI.so")
-    lib = ctypes.CDLL(path)
+    lib = ctypes.CDLL(library_path())
     err = ctypes.POINTER(ctypes.c_char_p)
     shapes = ctypes.POINTER(_I64P)
     ints = ctypes.POINTER(ctypes.c_int)
@@ -43,6 +41,8 @@ def _load():
         "einsumEngineCacheCapacity": (ctypes.c_size_t, [ctypes.c_void_p]),
         "einsumEngineSetCacheCapacity": (None, [ctypes.c_void_p,
                                                 ctypes.c_size_t]),
+        "einsumEngineKeepSharedObjects": (None, [ctypes.c_void_p,
+                                                 ctypes.c_int]),
         "einsumSublistsToEquation": (ctypes.c_int, [
             ctypes.c_int, ints, shapes, ctypes.c_int, _I64P,
             ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]),
@@ -75,7 +75,28 @@ def _load():
     return lib
 
 
-lib = _load()
+# Loaded on first use (`_capi.lib`): loading it loads libMLIR and libLLVM
+# (some 80 ms), which a kernel from the disk cache does not need (_light.py).
+_lib = None
+
+
+def loaded():
+    """Whether the C API library is loaded."""
+    return _lib is not None
+
+
+def __getattr__(name):
+    global _lib
+    if name == "lib":
+        if _lib is None:
+            _lib = _load()
+        return _lib
+    raise AttributeError(name)
+
+
+def library_path():
+    return os.environ.get("EINSUM_MLIR_LIB") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "libEinsumCAPI.so")
 
 
 def take_string(ptr):
@@ -83,7 +104,7 @@ def take_string(ptr):
     if not ptr:
         return ""
     text = ctypes.string_at(ptr).decode()
-    lib.einsumFreeString(ptr)
+    __getattr__("lib").einsumFreeString(ptr)
     return text
 
 

@@ -70,9 +70,29 @@ public:
   /// Removes every entry; false with `error` set when one could not be.
   bool clear(std::string &error) const;
 
+  /// Keeps `object` also as a shared library with a JSON descriptor, for
+  /// loaders without LLVM (the Python package's first call of a kernel in a
+  /// new process): files NAME.so and NAME.json, NAME the FNV-1a hash of
+  /// `key`, the host's processor (einsumRuntimeHostId) and the binary stamp.
+  /// The descriptor holds those three, the library's name, size and CRC-32,
+  /// and `fields` (JSON members). The library is linked with GNU ld (or
+  /// LLVM's lld);
+  /// its undefined symbols are libEinsumRuntime's (and libomp's, which
+  /// `libraries` name). False where it could not be written.
+  bool storeSharedObject(llvm::StringRef key, llvm::MemoryBufferRef object,
+                         llvm::StringRef fields,
+                         llvm::ArrayRef<std::string> libraries) const;
+
+  /// Whether a valid shared library of `key` is there (its descriptor's
+  /// key, host and stamp are this process's; its size and CRC-32 match).
+  bool hasSharedObject(llvm::StringRef key) const;
+
   /// An identifier of the compiler's build (its version, the LLVM it links,
   /// and the binary that holds it), part of every key.
   static std::string getBuildId();
+  /// The binary that holds the compiler: "SIZE/SECONDS.NANOSECONDS/INODE"
+  /// of its file (a shared library's, where it is one).
+  static std::string getBinaryStamp();
 
 private:
   std::string getPath(llvm::StringRef key) const;

@@ -82,6 +82,10 @@ struct CompileOptions {
   /// Look kernels up in, and add them to, the on-disk cache (DiskCache.h;
   /// also off where EINSUM_MLIR_CACHE=0).
   bool diskCache = true;
+  /// Where non-empty, an equation kernel compiled for the CPU is also kept
+  /// in the disk cache as a shared library under this key
+  /// (DiskCache::storeSharedObject; the C API's arguments as given).
+  std::string sharedObjectKey;
 
   /// A string that differs whenever the options that change the code differ.
   std::string getCacheKey() const;
