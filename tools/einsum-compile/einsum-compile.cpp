@@ -16,16 +16,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../common/ThreadsFlag.h"
+#include "../common/ToolSupport.h"
 
 #include "einsum/Dialect/Einsum/Transforms/ContractionPath.h"
 #include "einsum/Engine/Engine.h"
 #include "einsum/Engine/Tensor.h"
-
-#include "mlir/IR/AsmState.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Support/Timing.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -116,9 +111,28 @@ static cl::opt<std::string> runtimeRpathOpt(
              "(default: --runtime-dir; '$ORIGIN' for one shipped beside it)"),
     cl::value_desc("PATH"), cl::cat(category));
 
+/// Files written so far, renamed into place only once all are: a failed
+/// run leaves no output (nor a header without its object).
+static std::vector<std::string> temporaries;
+
 [[noreturn]] static void fail(const llvm::Twine &message) {
+  for (const std::string &path : temporaries)
+    llvm::sys::fs::remove(path);
   llvm::errs() << "einsum-compile: error: " << message << "\n";
   std::exit(1);
+}
+
+/// A new temporary file beside `path`, removed on failure.
+static std::string createTemporary(llvm::StringRef path, int *fd = nullptr) {
+  llvm::SmallString<256> temporary;
+  std::error_code ec =
+      fd ? llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", *fd,
+                                           temporary)
+         : llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", temporary);
+  if (ec)
+    fail("cannot write " + path + ": " + ec.message());
+  temporaries.push_back(temporary.str().str());
+  return temporaries.back();
 }
 
 /// "8x64x32xf32" or "?x64xf32": the shape (kDynamicSize for ?) and type.
@@ -262,36 +276,30 @@ static std::string makeHeader(llvm::ArrayRef<AotKernelInfo> infos,
   return text;
 }
 
-/// Writes `contents` to `path` through a temporary file renamed into place:
-/// a failed run leaves no partial output.
-static void writeAtomically(llvm::StringRef path, llvm::StringRef contents) {
-  llvm::SmallString<256> temporary;
+/// Writes `contents` to a temporary file for `path`; returns its name.
+static std::string writeTemporary(llvm::StringRef path,
+                                  llvm::StringRef contents) {
   int fd;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
-          path + ".tmp-%%%%%%", fd, temporary))
-    fail("cannot write " + path + ": " + ec.message());
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << contents;
-    os.close();
-    if (os.has_error()) {
-      std::error_code ec = os.error();
-      os.clear_error();
-      llvm::sys::fs::remove(temporary);
-      fail("cannot write " + path + ": " + ec.message());
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temporary, path)) {
-    llvm::sys::fs::remove(temporary);
+  std::string temporary = createTemporary(path, &fd);
+  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+  os << contents;
+  os.close();
+  if (os.has_error()) {
+    std::error_code ec = os.error();
+    os.clear_error();
     fail("cannot write " + path + ": " + ec.message());
   }
+  return temporary;
 }
 
-/// Links `object` into the shared library `path` with LLVM's lld (or the
-/// system's cc): the library records libEinsumRuntime (and libomp for
-/// threaded kernels) with their directories as run paths.
-static void linkSharedLibrary(llvm::StringRef path, llvm::StringRef object,
-                              llvm::StringRef runtimeDir, unsigned threads) {
+/// Links `object` into a temporary file for the shared library `path` with
+/// LLVM's lld (or the system's cc); returns its name. The library records
+/// libEinsumRuntime (and libomp for threaded kernels) with their
+/// directories as run paths.
+static std::string linkSharedLibrary(llvm::StringRef path,
+                                     llvm::StringRef object,
+                                     llvm::StringRef runtimeDir,
+                                     unsigned threads) {
   std::string linker;
   bool isLld = true;
   for (const char *name : {"ld.lld-22", "ld.lld"}) {
@@ -312,13 +320,10 @@ static void linkSharedLibrary(llvm::StringRef path, llvm::StringRef object,
     linker = *cc;
     isLld = false;
   }
-  llvm::SmallString<256> temporary;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
-          path + ".tmp-%%%%%%", temporary))
-    fail("cannot write " + path + ": " + ec.message());
+  std::string temporary = createTemporary(path);
   std::string runtimeDirText = runtimeDir.str();
-  std::vector<std::string> args = {linker, "-shared", "-o",
-                                   temporary.str().str(), object.str(),
+  std::vector<std::string> args = {linker, "-shared", "-o", temporary,
+                                   object.str(),
                                    "-L" + runtimeDirText, "-lEinsumRuntime"};
   auto rpath = [&](const std::string &dir) {
     if (isLld) {
@@ -337,15 +342,10 @@ static void linkSharedLibrary(llvm::StringRef path, llvm::StringRef object,
   std::string message;
   int status = llvm::sys::ExecuteAndWait(linker, argRefs, std::nullopt, {}, 0,
                                          0, &message);
-  if (status != 0) {
-    llvm::sys::fs::remove(temporary);
+  if (status != 0)
     fail("linking " + path + " with " + linker + " failed" +
          (message.empty() ? "" : ": " + message));
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temporary, path)) {
-    llvm::sys::fs::remove(temporary);
-    fail("cannot write " + path + ": " + ec.message());
-  }
+  return temporary;
 }
 
 int main(int argc, char **argv) {
@@ -354,13 +354,7 @@ int main(int argc, char **argv) {
   unsigned threads = takeThreadsFlag(argc, argv, threadsError);
   if (!threadsError.empty())
     fail(threadsError);
-  registerPassManagerCLOptions();
-  registerDefaultTimingManagerCLOptions();
-  registerAsmPrinterCLOptions();
-  registerMLIRContextCLOptions();
-  cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
-    os << "einsum-mlir version " EINSUM_MLIR_VERSION "\n";
-  });
+  registerToolOptions();
   describeThreadsFlag(category, "Run each kernel on N OpenMP threads "
                                 "(default 1; more needs libomp at run time)");
   cl::HideUnrelatedOptions(category);
@@ -473,18 +467,12 @@ int main(int argc, char **argv) {
   if (!object)
     fail(llvm::toString(object.takeError()));
 
+  std::string output;
   if (extension == ".o") {
-    writeAtomically(outputFile, (*object)->getBuffer());
+    output = writeTemporary(outputFile, (*object)->getBuffer());
   } else {
-    llvm::SmallString<256> objectPath;
-    int fd;
-    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-            "einsum-compile", "o", fd, objectPath))
-      fail("cannot write a temporary object: " + ec.message());
-    {
-      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-      os << (*object)->getBuffer();
-    }
+    std::string objectPath = writeTemporary(outputFile + ".o",
+                                            (*object)->getBuffer());
     std::string runtimeDir = runtimeDirOpt;
     if (runtimeDir.empty()) {
       std::string self =
@@ -494,16 +482,20 @@ int main(int argc, char **argv) {
                     "/lib")
                        .str();
     }
-    linkSharedLibrary(outputFile, objectPath, runtimeDir, threads);
-    llvm::sys::fs::remove(objectPath);
+    output = linkSharedLibrary(outputFile, objectPath, runtimeDir, threads);
   }
-  if (!headerFile.empty()) {
-    // Without its header, the library is removed too.
-    static std::string written;
-    written = outputFile;
-    std::atexit([] { llvm::sys::fs::remove(written); });
-    writeAtomically(headerFile, makeHeader(infos, cpuOpt, threads));
-    written.clear();
-  }
+  std::string header;
+  if (!headerFile.empty())
+    header = writeTemporary(headerFile, makeHeader(infos, cpuOpt, threads));
+  // Everything is written: into place.
+  for (auto [temporary, path] : {std::make_pair(output, outputFile.getValue()),
+                                 std::make_pair(header, headerFile.getValue())})
+    if (!temporary.empty())
+      if (std::error_code ec = llvm::sys::fs::rename(temporary, path)) {
+        llvm::sys::fs::remove(outputFile.getValue());
+        fail("cannot write " + path + ": " + ec.message());
+      }
+  for (const std::string &path : temporaries)
+    llvm::sys::fs::remove(path); // The object of a shared library.
   return 0;
 }

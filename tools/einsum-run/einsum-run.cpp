@@ -20,12 +20,7 @@
 #include "einsum/Engine/Engine.h"
 #include "einsum/Engine/Npy.h"
 #include "einsum/Engine/Reference.h"
-#include "../common/ThreadsFlag.h"
-
-#include "mlir/IR/AsmState.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Support/Timing.h"
+#include "../common/ToolSupport.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -353,15 +348,7 @@ int main(int argc, char **argv) {
   unsigned threadsFlag = takeThreadsFlag(argc, argv, threadsError);
   if (!threadsError.empty())
     fail(threadsError);
-  // einsum-opt's -mlir-timing, -mlir-print-ir-after-all, ... apply to the
-  // pipelines einsum-run runs.
-  registerPassManagerCLOptions();
-  registerDefaultTimingManagerCLOptions();
-  registerAsmPrinterCLOptions();
-  registerMLIRContextCLOptions();
-  cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
-    os << "einsum-mlir version " EINSUM_MLIR_VERSION "\n";
-  });
+  registerToolOptions();
   // --threads is taken out of the arguments above; libLLVM's option of
   // that name stands in for it in --help.
   describeThreadsFlag(category,

@@ -1,14 +1,20 @@
-//===- ThreadsFlag.cpp - the tools' --threads flag ------------------------===//
+//===- ToolSupport.cpp - what einsum-run and einsum-compile share ---------===//
 //
 // Part of the einsum-mlir project.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ThreadsFlag.h"
+#include "ToolSupport.h"
 
 #include "einsum/Engine/Engine.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/raw_ostream.h"
 
 unsigned mlir::einsum::takeThreadsFlag(int &argc, char **argv,
                                        std::string &error) {
@@ -57,4 +63,14 @@ void mlir::einsum::describeThreadsFlag(llvm::cl::OptionCategory &category,
   threads->setDescription(text);
   threads->setValueStr("N");
   threads->addCategory(category);
+}
+
+void mlir::einsum::registerToolOptions() {
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "einsum-mlir version " EINSUM_MLIR_VERSION "\n";
+  });
 }

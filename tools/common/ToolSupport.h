@@ -1,4 +1,4 @@
-//===- ThreadsFlag.h - the tools' --threads flag ----------------*- C++ -*-===//
+//===- ToolSupport.h - what einsum-run and einsum-compile share -*- C++ -*-===//
 //
 // Part of the einsum-mlir project.
 //
@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EINSUM_TOOLS_THREADSFLAG_H
-#define EINSUM_TOOLS_THREADSFLAG_H
+#ifndef EINSUM_TOOLS_TOOLSUPPORT_H
+#define EINSUM_TOOLS_TOOLSUPPORT_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
@@ -26,6 +26,11 @@ namespace einsum {
 /// Returns N, or 0 when absent; an N out of 1..getMaxThreads() sets `error`.
 unsigned takeThreadsFlag(int &argc, char **argv, std::string &error);
 
+/// Registers what every tool takes: einsum-opt's pass manager options
+/// (-mlir-timing, -mlir-print-ir-after-all, ...), which apply to the
+/// pipelines the tool runs, and the project's version in --version.
+void registerToolOptions();
+
 /// Shows LLVM's "threads" option in `category` with `description`.
 void describeThreadsFlag(llvm::cl::OptionCategory &category,
                          llvm::StringRef description);
@@ -33,4 +38,4 @@ void describeThreadsFlag(llvm::cl::OptionCategory &category,
 } // namespace einsum
 } // namespace mlir
 
-#endif // EINSUM_TOOLS_THREADSFLAG_H
+#endif // EINSUM_TOOLS_TOOLSUPPORT_H
