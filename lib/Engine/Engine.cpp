@@ -136,6 +136,11 @@ struct Descriptor {
 /// Calls a packed C-interface function with one memref descriptor pointer
 /// per argument. Fails with the message of a run-time check the kernel
 /// failed (its results are then poison and must not be read).
+EINSUM_CALLS_GENERATED_CODE static void callGenerated(void (*function)()) {
+  function();
+}
+
+EINSUM_CALLS_GENERATED_CODE
 static llvm::Error callPacked(void (*function)(void **),
                               std::vector<Descriptor> &descriptors) {
   std::vector<void *> pointers;
@@ -169,7 +174,7 @@ static llvm::Error checkArity(size_t expected, size_t given) {
 
 Kernel::~Kernel() {
   if (finalize && initializeRan.load())
-    finalize();
+    callGenerated(finalize);
 }
 
 KernelSignature Kernel::getSignature() const {
@@ -327,7 +332,7 @@ llvm::Error Kernel::runOnDevice(llvm::ArrayRef<const HostTensor *> inputs,
   // The GPU modules are loaded by the kernel's global constructors.
   std::call_once(initialized, [&] {
     if (initialize)
-      initialize();
+      callGenerated(initialize);
     initializeRan = true;
   });
   if (llvm::Error err = cuda::takeError())

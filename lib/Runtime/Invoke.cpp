@@ -139,6 +139,11 @@ void makeDescriptor(void *data, const std::vector<int64_t> &sizes,
   }
 }
 
+EINSUM_CALLS_GENERATED_CODE void callPacked(void (*packed)(void **),
+                                            void **descriptors) {
+  packed(descriptors);
+}
+
 struct Released {
   void operator()(void *p) const { workspace::release(p); }
 };
@@ -280,7 +285,7 @@ int einsumRuntimeInvoke(const int64_t *words, void *const *arguments,
     pointers.push_back(descriptors[i].data());
 
   runtime::takeError(); // Nothing stale from an earlier call.
-  packed(pointers.data());
+  callPacked(packed, pointers.data());
   if (std::optional<std::string> error = runtime::takeError())
     return fail(EINSUM_STATUS_KERNEL_ERROR, *error);
   if (device) {

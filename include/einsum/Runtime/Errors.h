@@ -21,6 +21,17 @@
 #include <optional>
 #include <string>
 
+/// On functions that call generated code through a pointer: UBSan's
+/// function-type check (-fsanitize=function, in the sanitizer build) reads
+/// a signature the compiler puts before each C++ function, which generated
+/// code does not have (and whose entry may start a page: reading before it
+/// faults).
+#if defined(__clang__)
+#define EINSUM_CALLS_GENERATED_CODE __attribute__((no_sanitize("function")))
+#else
+#define EINSUM_CALLS_GENERATED_CODE
+#endif
+
 namespace mlir {
 namespace einsum {
 namespace runtime {
