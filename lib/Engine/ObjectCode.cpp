@@ -11,8 +11,6 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
-#include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
-#include "llvm/ExecutionEngine/SectionMemoryManager.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -234,17 +232,11 @@ llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> mlir::einsum::loadObject(
     std::unique_ptr<llvm::MemoryBuffer> object,
     llvm::ArrayRef<std::pair<llvm::StringRef, void *>> symbols,
     llvm::ArrayRef<std::string> libraries) {
+  // LLJIT's default linker for this host: JITLink (ObjectLinkingLayer) in
+  // one slab of memory per object, its GOT and PLT stubs beside the code.
+  // (RuntimeDyld, with sections mapped apart, left GOT entries unmapped in
+  // a process under AddressSanitizer.)
   llvm::orc::LLJITBuilder builder;
-  // Objects only: no IR compiler is used. RuntimeDyld with section memory,
-  // as MLIR's ExecutionEngine links kernels.
-  builder.setObjectLinkingLayerCreator(
-      [](llvm::orc::ExecutionSession &session)
-          -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
-        return std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
-            session, [](const llvm::MemoryBuffer &) {
-              return std::make_unique<llvm::SectionMemoryManager>();
-            });
-      });
   auto jit = builder.create();
   if (!jit)
     return jit.takeError();
