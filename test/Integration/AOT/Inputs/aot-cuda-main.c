@@ -32,6 +32,9 @@ int main(void) {
   int status = mm(da, NULL, NULL, db, NULL, NULL, dc, NULL, NULL);
   if (status == EINSUM_STATUS_NO_DEVICE) {
     printf("mm: status %d: %s\n", status, einsumRuntimeLastError());
+    free(a);
+    free(b);
+    free(c);
     return 0;
   }
   if (!da || !db || !dc) {
@@ -78,6 +81,12 @@ int main(void) {
       }
   printf("bmm on the device: status %d, max abs error %.3g\n", bstatus,
          berror);
+  void *buffers[] = {da, db, dc, dx, dy, dz};
+  for (int i = 0; i < 6; ++i)
+    mgpuMemFree(buffers[i], NULL);
+  void *host[] = {a, b, c, x, y, z};
+  for (int i = 0; i < 6; ++i)
+    free(host[i]);
   bool ok = status == 0 && bstatus == 0 && error < 1e-3 && berror < 1e-3;
   printf("%s\n", ok ? "PASSED" : "FAILED");
   return !ok;

@@ -169,6 +169,13 @@ int main(void) {
   expectStatus("trace", trace(t, NULL, NULL, &traceOut, NULL, NULL), 0);
   expect("trace", fabs(traceOut - traceRef));
 
+  free(a);
+  free(b);
+  free(c);
+  free(ref);
+  free(bt);
+  free(padded);
+  free(shifted);
   printf("%s\n", failures ? "FAILED" : "PASSED");
   return failures != 0;
 }
