@@ -52,6 +52,10 @@ typedef struct {
   uint64_t memoryLimit;
   /* "flops" or "memory". */
   const char *minimize;
+  /* What the einsum sums and multiplies with (#einsum.semiring):
+     "plus_times" (the default), "log", "max", "min", "max_times" or
+     "bool". */
+  const char *semiring;
 } EinsumOptions;
 
 /* Fills *options with the defaults. */

@@ -105,6 +105,8 @@ int prepare(EinsumEngine engine, const char *equation, int numOperands,
       options->pathStrategy ? options->pathStrategy : "auto";
   compileOptions.memoryLimit = options->memoryLimit;
   compileOptions.minimize = options->minimize ? options->minimize : "flops";
+  compileOptions.semiring =
+      options->semiring ? options->semiring : "plus_times";
   PathOptions pathOptions;
   if (llvm::Error err =
           parsePathOption(compileOptions.pathStrategy, pathOptions))
@@ -149,6 +151,7 @@ void einsumOptionsInit(EinsumOptions *options) {
   options->pathStrategy = "auto";
   options->memoryLimit = 0;
   options->minimize = "flops";
+  options->semiring = "plus_times";
 }
 
 void einsumFreeString(char *string) { std::free(string); }
@@ -253,7 +256,8 @@ static std::string getSharedObjectKey(const char *equation,
                     std::to_string(given.threads) + "|" +
                     request.options.pathStrategy + "|" +
                     std::to_string(given.memoryLimit) + "|" +
-                    request.options.minimize;
+                    request.options.minimize + "|" +
+                    request.options.semiring;
   for (const llvm::SmallVector<int64_t> &shape : request.shapes) {
     key += "|";
     for (auto [i, size] : llvm::enumerate(shape))

@@ -405,6 +405,26 @@ engine_impl::getEquationFlops(const EinsumResolution &resolution,
          numOperands;
 }
 
+std::optional<Semiring> engine_impl::parseSemiring(llvm::StringRef name) {
+  return symbolizeSemiring(name);
+}
+
+llvm::Error engine_impl::checkSemiring(llvm::StringRef name,
+                                       ElementType elementType) {
+  std::optional<Semiring> semiring = parseSemiring(name);
+  if (!semiring)
+    return makeError("unknown semiring '" + name +
+                     "' (expected plus_times, log, max, min, max_times or "
+                     "bool)");
+  if (*semiring == Semiring::Log && !isFloat(elementType))
+    return makeError("the log semiring needs floating-point operands, not " +
+                     getName(elementType));
+  if (*semiring == Semiring::Bool && isFloat(elementType))
+    return makeError("the bool semiring needs integer operands, not " +
+                     getName(elementType));
+  return llvm::Error::success();
+}
+
 /// The resolution of an equation kernel: static sizes only.
 llvm::Expected<EinsumResolution>
 engine_impl::resolveEquationKernel(llvm::StringRef equation,
@@ -422,7 +442,11 @@ engine_impl::resolveEquationKernel(llvm::StringRef equation,
 llvm::Expected<OwningOpRef<ModuleOp>> Engine::Impl::buildEquationModule(
     llvm::StringRef equation, llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
     ElementType elementType, const EinsumResolution &resolution,
-    llvm::StringRef functionName, bool returnResult) {
+    llvm::StringRef functionName, bool returnResult, Semiring semiring) {
+  SemiringAttr semiringAttr =
+      semiring == Semiring::PlusTimes
+          ? SemiringAttr()
+          : SemiringAttr::get(&getContext(), semiring);
   OpBuilder b(&getContext());
   Location loc = NameLoc::get(b.getStringAttr("einsum: " + equation));
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
@@ -441,7 +465,7 @@ llvm::Expected<OwningOpRef<ModuleOp>> Engine::Impl::buildEquationModule(
     Block *body = func.addEntryBlock();
     b.setInsertionPointToStart(body);
     auto contract = ContractOp::create(b, loc, b.getStringAttr(equation),
-                                       body->getArguments());
+                                       body->getArguments(), semiringAttr);
     func::ReturnOp::create(b, loc, contract.getResult());
     if (failed(verify(*module)))
       return makeInternalError("the kernel module does not verify");
@@ -465,7 +489,7 @@ llvm::Expected<OwningOpRef<ModuleOp>> Engine::Impl::buildEquationModule(
         b, loc, RankedTensorType::get(shapes[i], type), body->getArgument(i),
         /*restrict=*/true, /*writable=*/false));
   auto contract = ContractOp::create(b, loc, b.getStringAttr(equation),
-                                     tensors);
+                                     tensors, semiringAttr);
   auto materialize = bufferization::MaterializeInDestinationOp::create(
       b, loc, contract.getResult(), body->getArguments().back());
   materialize.setRestrict(true);

@@ -88,7 +88,8 @@ std::string CompileOptions::getCacheKey() const {
   return target + device + (expandBF16 ? "/bf16x" : "/bf16n") + "/t" +
          std::to_string(threads) + "/" + pathStrategy + "/" +
          std::to_string(memoryLimit) + "/" + minimize +
-         (vectorize ? "/v" + std::to_string(vectorBits) : "/novec");
+         (vectorize ? "/v" + std::to_string(vectorBits) : "/novec") +
+         (semiring == "plus_times" ? "" : "/" + semiring);
 }
 
 //===----------------------------------------------------------------------===//
@@ -660,6 +661,8 @@ Engine::compile(llvm::StringRef equation,
   if (!resolved)
     return resolved.takeError();
   const EinsumResolution &resolution = *resolved;
+  if (llvm::Error err = checkSemiring(options.semiring, elementType))
+    return std::move(err);
   // The path first: a memory limit that no path meets is an equation-level
   // error, reported before anything is compiled.
   llvm::Expected<double> flops =
@@ -680,7 +683,9 @@ Engine::compile(llvm::StringRef equation,
   std::string diskKey = impl->getDiskKey(key, options);
   if (!impl->linkCached(diskKey, *kernel, kKernelName, options)) {
     auto module =
-        impl->buildEquationModule(equation, shapes, elementType, resolution);
+        impl->buildEquationModule(equation, shapes, elementType, resolution,
+                                  kKernelName, /*returnResult=*/false,
+                                  *parseSemiring(options.semiring));
     if (!module)
       return module.takeError();
     // The equation resolved: a failure from here on is the compiler's.
@@ -718,8 +723,12 @@ Engine::emit(llvm::StringRef equation,
       resolveEquationKernel(equation, shapes);
   if (!resolution)
     return resolution.takeError();
+  if (llvm::Error err = checkSemiring(options.semiring, elementType))
+    return std::move(err);
   auto module =
-      impl->buildEquationModule(equation, shapes, elementType, *resolution);
+      impl->buildEquationModule(equation, shapes, elementType, *resolution,
+                                kKernelName, /*returnResult=*/false,
+                                *parseSemiring(options.semiring));
   if (!module)
     return module.takeError();
   if (llvm::Error err = impl->lower(**module, stage, options))
@@ -766,6 +775,7 @@ Engine::compileModule(llvm::StringRef source, llvm::StringRef name,
         ret.getOperand(0) == op.getResult()) {
       Kernel::SingleEinsum single;
       single.equation = op.getEquation().str();
+      single.semiring = stringifySemiring(op.getSemiringOrDefault()).str();
       for (Value input : op.getInputs())
         if (auto arg = dyn_cast<BlockArgument>(input))
           single.arguments.push_back(arg.getArgNumber());

@@ -15,6 +15,7 @@
 #ifndef EINSUM_LIB_ENGINE_ENGINEIMPL_H
 #define EINSUM_LIB_ENGINE_ENGINEIMPL_H
 
+#include "einsum/Dialect/Einsum/IR/EinsumAttrs.h"
 #include "einsum/Engine/DiskCache.h"
 #include "einsum/Engine/Engine.h"
 #include "einsum/Engine/ObjectCode.h"
@@ -63,6 +64,10 @@ llvm::Expected<double> getEquationFlops(const EinsumResolution &resolution,
                                         unsigned numOperands,
                                         const CompileOptions &options,
                                         ElementType elementType);
+/// The semiring named `name` (plus_times, log, ...), or none.
+std::optional<Semiring> parseSemiring(llvm::StringRef name);
+/// Fails unless `name` is a semiring that takes `elementType` operands.
+llvm::Error checkSemiring(llvm::StringRef name, ElementType elementType);
 /// The resolution of an equation kernel: static sizes only.
 llvm::Expected<EinsumResolution>
 resolveEquationKernel(llvm::StringRef equation,
@@ -171,7 +176,8 @@ struct Engine::Impl {
                       ElementType elementType,
                       const EinsumResolution &resolution,
                       llvm::StringRef functionName = engine_impl::kKernelName,
-                      bool returnResult = false);
+                      bool returnResult = false,
+                      Semiring semiring = Semiring::PlusTimes);
   llvm::Expected<OwningOpRef<ModuleOp>>
   parseModule(llvm::StringRef source, llvm::StringRef name,
               llvm::StringRef entry, func::FuncOp &function);

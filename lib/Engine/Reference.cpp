@@ -6,6 +6,7 @@
 
 #include "einsum/Engine/Reference.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -13,9 +14,88 @@
 using namespace mlir;
 using namespace mlir::einsum;
 
+static ReferenceResult
+evaluateSemiringReference(const EinsumResolution &res,
+                          llvm::ArrayRef<const HostTensor *> inputs,
+                          Semiring semiring);
+
+namespace {
+/// The sum (⊕) of one output element in a semiring other than plus_times:
+/// its identity, and each term (the ⊗ of the operands' values) added.
+struct SemiringSum {
+  Semiring semiring;
+  /// Floats: the maximum so far (log) or the value; with `scaled`, the
+  /// log semiring's sum of exp(term - maximum).
+  double value = 0;
+  double scaled = 0;
+  int64_t intValue = 0;
+};
+
+double floatIdentity(Semiring semiring) {
+  switch (semiring) {
+  case Semiring::Min:
+    return INFINITY;
+  case Semiring::PlusTimes:
+  case Semiring::Bool:
+    return 0;
+  default:
+    return -INFINITY;
+  }
+}
+
+/// The identity in an integer of `width` bits, sign-extended.
+int64_t intIdentity(Semiring semiring, unsigned width) {
+  switch (semiring) {
+  case Semiring::Max:
+  case Semiring::MaxTimes:
+  case Semiring::Log:
+    return width == 32 ? INT32_MIN : INT64_MIN;
+  case Semiring::Min:
+    return width == 32 ? INT32_MAX : INT64_MAX;
+  default:
+    return 0;
+  }
+}
+
+void addFloat(SemiringSum &sum, double term) {
+  switch (sum.semiring) {
+  case Semiring::Max:
+  case Semiring::MaxTimes:
+    sum.value = std::isnan(term) || std::isnan(sum.value)
+                    ? NAN
+                    : std::max(sum.value, term);
+    return;
+  case Semiring::Min:
+    sum.value = std::isnan(term) || std::isnan(sum.value)
+                    ? NAN
+                    : std::min(sum.value, term);
+    return;
+  case Semiring::Log:
+    // A running maximum, and the sum of exp(term - maximum) rescaled when
+    // the maximum grows.
+    if (std::isnan(term) || std::isnan(sum.value)) {
+      sum.value = NAN;
+    } else if (term == -INFINITY) {
+      return;
+    } else if (term > sum.value) {
+      sum.scaled = sum.scaled * std::exp(sum.value - term) + 1;
+      sum.value = term;
+    } else {
+      sum.scaled += std::exp(term - sum.value);
+    }
+    return;
+  default:
+    return;
+  }
+}
+} // namespace
+
 ReferenceResult
 mlir::einsum::evaluateReference(const EinsumResolution &res,
-                                llvm::ArrayRef<const HostTensor *> inputs) {
+                                llvm::ArrayRef<const HostTensor *> inputs,
+                                Semiring semiring) {
+  if (semiring != Semiring::PlusTimes)
+    return evaluateSemiringReference(res, inputs, semiring);
   ReferenceResult result;
   result.shape.assign(res.outputShape.begin(), res.outputShape.end());
   result.numOperands = inputs.size();
@@ -180,7 +260,10 @@ Comparison mlir::einsum::compareWithReference(const HostTensor &actual,
   for (int64_t i = 0; i < n; ++i) {
     double got = actual.getAsDouble(i);
     double expected = ref.values[i];
-    double error = std::fabs(got - expected);
+    // Equal infinities (a semiring's empty sums) and NaNs match.
+    double error = got == expected || (std::isnan(got) && std::isnan(expected))
+                       ? 0
+                       : std::fabs(got - expected);
     double tolerance = rtol * ref.absSums[i] + precision.subnormal;
     double ratio = error / tolerance;
     if (std::isnan(got) && !std::isnan(expected))
@@ -200,4 +283,122 @@ Comparison mlir::einsum::compareWithReference(const HostTensor &actual,
     }
   }
   return cmp;
+}
+
+/// evaluateReference in a semiring other than plus_times: the same walk of
+/// the iteration space, each output element's terms combined by its
+/// SemiringSum.
+static ReferenceResult
+evaluateSemiringReference(const EinsumResolution &res,
+                          llvm::ArrayRef<const HostTensor *> inputs,
+                          Semiring semiring) {
+  ReferenceResult result;
+  result.shape.assign(res.outputShape.begin(), res.outputShape.end());
+  result.numOperands = inputs.size();
+  uint64_t outputSize = 1;
+  for (int64_t d : res.outputShape)
+    outputSize *= d;
+  for (unsigned d = res.numOutputDims(); d < res.numDims(); ++d)
+    result.termsPerElement *= res.dims[d].size;
+  ElementType type = inputs.front()->getElementType();
+  bool integer = !isFloat(type);
+  unsigned width = type == ElementType::I32 ? 32 : 64;
+  std::vector<SemiringSum> sums(outputSize, SemiringSum{semiring});
+  for (SemiringSum &sum : sums) {
+    sum.value = floatIdentity(semiring);
+    sum.intValue = intIdentity(semiring, width);
+  }
+  result.absSums.assign(outputSize, 0.0);
+
+  unsigned numDims = res.numDims();
+  unsigned numOperands = inputs.size();
+  bool empty = llvm::any_of(res.dims, [](const EinsumLoopDim &dim) {
+    return dim.size == 0;
+  });
+  std::vector<std::vector<int64_t>> dimStrides(numOperands + 1,
+                                               std::vector<int64_t>(numDims));
+  for (unsigned i = 0; i < numOperands; ++i) {
+    llvm::SmallVector<int64_t> strides = inputs[i]->getStrides();
+    const EinsumOperandMap &map = res.operands[i];
+    for (auto [axis, dim] : llvm::enumerate(map.dims))
+      if (!map.broadcast[axis])
+        dimStrides[i][dim] += strides[axis];
+  }
+  int64_t stride = 1;
+  for (int d = static_cast<int>(res.numOutputDims()) - 1; d >= 0; --d) {
+    dimStrides[numOperands][d] = stride;
+    stride *= res.outputShape[d];
+  }
+  std::vector<int64_t> index(numDims, 0);
+  std::vector<int64_t> offsets(numOperands + 1, 0);
+  while (!empty) {
+    SemiringSum &sum = sums[offsets[numOperands]];
+    double &scale = result.absSums[offsets[numOperands]];
+    bool multiply = semiring == Semiring::MaxTimes;
+    if (integer) {
+      // Wrapping in the element's width, as the kernel computes.
+      uint64_t term = multiply ? 1 : 0;
+      bool all = true;
+      for (unsigned i = 0; i < numOperands; ++i) {
+        int64_t v = inputs[i]->getAsInt(offsets[i]);
+        all = all && v != 0;
+        term = multiply ? term * static_cast<uint64_t>(v)
+                        : term + static_cast<uint64_t>(v);
+      }
+      int64_t t = width == 32 ? static_cast<int32_t>(term)
+                              : static_cast<int64_t>(term);
+      switch (semiring) {
+      case Semiring::Max:
+      case Semiring::MaxTimes:
+        sum.intValue = std::max(sum.intValue, t);
+        break;
+      case Semiring::Min:
+        sum.intValue = std::min(sum.intValue, t);
+        break;
+      case Semiring::Bool:
+        sum.intValue = sum.intValue || all;
+        break;
+      default:
+        break;
+      }
+    } else {
+      double term = multiply ? 1 : 0;
+      double magnitude = 0;
+      for (unsigned i = 0; i < numOperands; ++i) {
+        double v = inputs[i]->getAsDouble(offsets[i]);
+        term = multiply ? term * v : term + v;
+        magnitude += std::isfinite(v) ? std::fabs(v) : 0;
+      }
+      addFloat(sum, term);
+      // The rounding of a term scales with its operands' magnitudes.
+      scale = std::max(scale, multiply ? std::fabs(term) : magnitude);
+    }
+    int d = static_cast<int>(numDims) - 1;
+    for (; d >= 0; --d) {
+      for (unsigned i = 0; i <= numOperands; ++i)
+        offsets[i] += dimStrides[i][d];
+      if (++index[d] < res.dims[d].size)
+        break;
+      for (unsigned i = 0; i <= numOperands; ++i)
+        offsets[i] -= dimStrides[i][d] * index[d];
+      index[d] = 0;
+    }
+    if (d < 0)
+      break;
+  }
+  for (SemiringSum &sum : sums) {
+    if (integer)
+      result.intValues.push_back(sum.intValue);
+    else if (semiring == Semiring::Log)
+      result.values.push_back(sum.value == -INFINITY || std::isnan(sum.value)
+                                  ? sum.value
+                                  : sum.value + std::log(sum.scaled));
+    else
+      result.values.push_back(sum.value);
+  }
+  // log: the kernel's exp and log round too, relative to the result.
+  if (semiring == Semiring::Log)
+    for (auto [scale, value] : llvm::zip(result.absSums, result.values))
+      scale += std::isfinite(value) ? std::fabs(value) + 1 : 0;
+  return result;
 }

@@ -166,10 +166,10 @@ def _option_str(name, value, default):
 
 class _Options:
     __slots__ = ("target", "threads", "path", "memory_limit", "minimize",
-                 "key", "struct")
+                 "semiring", "key", "struct")
 
     def __init__(self, target="cpu", threads=None, path="auto",
-                 memory_limit=0, minimize="flops"):
+                 memory_limit=0, minimize="flops", semiring="plus_times"):
         self.target = _option_str("target", target, "cpu")
         self.threads = _option_int("threads", threads, 0, _max_threads())
         if isinstance(path, (list, tuple)):
@@ -178,14 +178,16 @@ class _Options:
         self.memory_limit = _option_int("memory_limit", memory_limit, 0,
                                         _UINT64_MAX)
         self.minimize = _option_str("minimize", minimize, "flops")
+        self.semiring = _option_str("semiring", semiring, "plus_times")
         self.key = (self.target, self.threads, self.path, self.memory_limit,
-                    self.minimize)
+                    self.minimize, self.semiring)
         s = _capi.Options()
         s.target = self.target.encode()
         s.threads = self.threads
         s.pathStrategy = self.path.encode()
         s.memoryLimit = self.memory_limit
         s.minimize = self.minimize.encode()
+        s.semiring = self.semiring.encode()
         self.struct = s
 
 
@@ -398,7 +400,8 @@ def _canonical(equation):
     return _capi.take_string(text.value)
 
 
-_OPTION_NAMES = ("target", "threads", "path", "memory_limit", "minimize")
+_OPTION_NAMES = ("target", "threads", "path", "memory_limit", "minimize",
+                 "semiring")
 
 
 def _options(function, kwargs, optimize=None):
@@ -556,7 +559,9 @@ def einsum(*args, out=None, optimize=None, dtype=None, **kwargs):
     (False, True, 'greedy', 'optimal', or a path such as [(1, 2), (0, 1)] or
     ['einsum_path', (1, 2), (0, 1)]). Options: threads, path ('auto',
     'optimal', 'dp', 'greedy', 'left-to-right'), memory_limit (bytes),
-    minimize ('flops', 'memory'), target, and dtype='bfloat16' to read
+    minimize ('flops', 'memory'), target, semiring ('plus_times', 'log',
+    'max', 'min', 'max_times', 'bool': what is summed and multiplied with,
+    #einsum.semiring), and dtype='bfloat16' to read
     uint16 operands as bfloat16 bit patterns (numpy has no bfloat16; the
     result is then uint16 bits too). torch operands give a torch result."""
     if out is None and optimize is None and dtype is None and not kwargs:

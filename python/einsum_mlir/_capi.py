@@ -17,6 +17,7 @@ class Options(ctypes.Structure):
         ("pathStrategy", ctypes.c_char_p),
         ("memoryLimit", ctypes.c_uint64),
         ("minimize", ctypes.c_char_p),
+        ("semiring", ctypes.c_char_p),
     ]
 
 

@@ -68,7 +68,7 @@ def key(equation, element, options, shapes):
     arguments."""
     parts = ["capi1", equation, element, options.target,
              str(options.threads), options.path, str(options.memory_limit),
-             options.minimize]
+             options.minimize, options.semiring]
     parts += ["x".join(str(d) for d in shape) for shape in shapes]
     return "|".join(parts)
 

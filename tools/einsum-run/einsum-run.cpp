@@ -109,6 +109,12 @@ static cl::opt<std::string>
                 cl::desc("What the path search minimizes first: flops or "
                          "memory"),
                 cl::init("flops"), cl::cat(category));
+static cl::opt<std::string> semiringOpt(
+    "semiring",
+    cl::desc("What the einsum sums and multiplies with: plus_times "
+             "(default), log (log-sum-exp of sums), max or min (of sums), "
+             "max_times (max of products), bool (or of ands; integers)"),
+    cl::value_desc("SEMIRING"), cl::init("plus_times"), cl::cat(category));
 static cl::opt<bool>
     noCacheOpt("no-cache",
                cl::desc("Neither look the kernel up in the on-disk kernel "
@@ -455,6 +461,10 @@ int main(int argc, char **argv) {
   options.vectorize = vectorizeOpt;
   options.vectorBits = vectorBitsOpt;
   options.diskCache = !noCacheOpt;
+  options.semiring = semiringOpt;
+  if (moduleMode && semiringOpt.getNumOccurrences())
+    fail("--semiring applies to --equation; an .mlir file's einsums carry "
+         "their own (#einsum.semiring)");
   if (targetOpt != "cpu" && targetOpt != "cuda" &&
       targetOpt != "gpu-schedule-on-cpu")
     fail("unknown --target '" + targetOpt +
@@ -561,7 +571,11 @@ int main(int argc, char **argv) {
       for (unsigned arg : kernel->getSingleEinsum()->arguments)
         operands.push_back(&inputs[arg]);
     }
-    ReferenceResult reference = evaluateReference(*resolution, operands);
+    std::string semiring =
+        moduleMode ? kernel->getSingleEinsum()->semiring : semiringOpt;
+    ReferenceResult reference = evaluateReference(
+        *resolution, operands,
+        symbolizeSemiring(semiring).value_or(Semiring::PlusTimes));
     Comparison cmp = compareWithReference(output, reference);
     if (!cmp.ok)
       fail("check failed: " + cmp.message, kExitCheckFailed);

@@ -79,6 +79,9 @@ struct CompileOptions {
   bool vectorize = true;
   /// Vector register width the schedules are chosen for (0: the host's).
   unsigned vectorBits = 0;
+  /// The semiring of equation kernels (#einsum.semiring): plus_times, log,
+  /// max, min, max_times or bool.
+  std::string semiring = "plus_times";
   /// Look kernels up in, and add them to, the on-disk cache (DiskCache.h;
   /// also off where EINSUM_MLIR_CACHE=0).
   bool diskCache = true;
@@ -143,6 +146,8 @@ public:
   /// the result can be checked against the reference evaluator.
   struct SingleEinsum {
     std::string equation;
+    /// Its #einsum.semiring's name.
+    std::string semiring;
     llvm::SmallVector<unsigned> arguments;
   };
   const std::optional<SingleEinsum> &getSingleEinsum() const {

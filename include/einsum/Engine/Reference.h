@@ -15,6 +15,7 @@
 #define EINSUM_ENGINE_REFERENCE_H
 
 #include "einsum/Dialect/Einsum/Utils/EinsumEquation.h"
+#include "einsum/Dialect/Einsum/IR/EinsumAttrs.h"
 #include "einsum/Engine/Tensor.h"
 
 #include <vector>
@@ -37,9 +38,12 @@ struct ReferenceResult {
   unsigned numOperands = 1;
 };
 
-/// Evaluates `resolution` on `inputs` (which must have the resolved shapes).
+/// Evaluates `resolution` on `inputs` (which must have the resolved shapes)
+/// in `semiring` (#einsum.semiring; log-sum-exp in double, accumulated with
+/// a running maximum).
 ReferenceResult evaluateReference(const EinsumResolution &resolution,
-                                  llvm::ArrayRef<const HostTensor *> inputs);
+                                  llvm::ArrayRef<const HostTensor *> inputs,
+                                  Semiring semiring = Semiring::PlusTimes);
 
 /// The outcome of comparing a result with the reference.
 struct Comparison {

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -295,6 +296,122 @@ static void broadcastDynamicOnes(OpBuilder &builder, ContractOp op,
 }
 
 namespace {
+/// The scalar operations of a semiring on values of `type` (the
+/// accumulator's), in a linalg.generic body.
+struct SemiringBuilder {
+  Semiring semiring;
+  Type type;
+  bool isFloat;
+
+  SemiringBuilder(Semiring semiring, Type type)
+      : semiring(semiring), type(type), isFloat(isa<FloatType>(type)) {}
+
+  /// The identity of ⊕, the value of an empty sum.
+  TypedAttr getSumIdentity(Builder &b) const {
+    auto floatOr = [&](bool negative) -> TypedAttr {
+      if (isFloat)
+        return b.getFloatAttr(
+            type, APFloat::getInf(cast<FloatType>(type).getFloatSemantics(),
+                                  negative));
+      unsigned width = type.getIntOrFloatBitWidth();
+      return b.getIntegerAttr(type, negative
+                                        ? APInt::getSignedMinValue(width)
+                                        : APInt::getSignedMaxValue(width));
+    };
+    switch (semiring) {
+    case Semiring::Log:
+    case Semiring::Max:
+    case Semiring::MaxTimes:
+      return floatOr(/*negative=*/true);
+    case Semiring::Min:
+      return floatOr(/*negative=*/false);
+    case Semiring::PlusTimes:
+    case Semiring::Bool:
+      break;
+    }
+    return cast<TypedAttr>(b.getZeroAttr(type));
+  }
+
+  /// ⊗ of the operands' elements (converted to the accumulator's type).
+  Value product(OpBuilder &b, Location loc, ValueRange args) const {
+    // Multiply-adds may be fused (one rounding instead of two), as BLAS
+    // kernels and torch do.
+    auto contract = arith::FastMathFlagsAttr::get(
+        b.getContext(), arith::FastMathFlags::contract);
+    Value result;
+    for (Value arg : args) {
+      if (arg.getType() != type)
+        arg = arith::ExtFOp::create(b, loc, type, arg);
+      if (semiring == Semiring::Bool)
+        arg = isTrue(b, loc, arg);
+      if (!result) {
+        result = arg;
+        continue;
+      }
+      switch (semiring) {
+      case Semiring::PlusTimes:
+      case Semiring::MaxTimes:
+        result = isFloat ? arith::MulFOp::create(b, loc, result, arg, contract)
+                               .getResult()
+                         : arith::MulIOp::create(b, loc, result, arg)
+                               .getResult();
+        break;
+      case Semiring::Log:
+      case Semiring::Max:
+      case Semiring::Min:
+        result = isFloat ? arith::AddFOp::create(b, loc, result, arg)
+                               .getResult()
+                         : arith::AddIOp::create(b, loc, result, arg)
+                               .getResult();
+        break;
+      case Semiring::Bool:
+        result = arith::AndIOp::create(b, loc, result, arg);
+        break;
+      }
+    }
+    if (semiring == Semiring::Bool)
+      result = arith::ExtUIOp::create(b, loc, type, result);
+    return result;
+  }
+
+  /// ⊕ of the accumulator and a term (not for log, whose sum is built in
+  /// steps).
+  Value sum(OpBuilder &b, Location loc, Value acc, Value term) const {
+    auto contract = arith::FastMathFlagsAttr::get(
+        b.getContext(), arith::FastMathFlags::contract);
+    switch (semiring) {
+    case Semiring::PlusTimes:
+      return isFloat ? arith::AddFOp::create(b, loc, acc, term, contract)
+                           .getResult()
+                     : arith::AddIOp::create(b, loc, acc, term).getResult();
+    case Semiring::Max:
+    case Semiring::MaxTimes:
+    case Semiring::Log:
+      // NaN propagates, as torch.max does.
+      return isFloat ? arith::MaximumFOp::create(b, loc, acc, term)
+                           .getResult()
+                     : arith::MaxSIOp::create(b, loc, acc, term).getResult();
+    case Semiring::Min:
+      return isFloat ? arith::MinimumFOp::create(b, loc, acc, term)
+                           .getResult()
+                     : arith::MinSIOp::create(b, loc, acc, term).getResult();
+    case Semiring::Bool:
+      break;
+    }
+    // bool: the accumulator holds 0 or 1; the term 0 or 1.
+    return arith::OrIOp::create(b, loc, acc, term);
+  }
+
+  /// `value` != 0, as i1 (an i1 as it is).
+  Value isTrue(OpBuilder &b, Location loc, Value value) const {
+    if (value.getType().isInteger(1))
+      return value;
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value,
+                                 zero);
+  }
+};
+
 /// Lowers any `einsum.contract` to one `linalg.generic`.
 struct ContractOpToGenericPattern : OpConversionPattern<ContractOp> {
   ContractOpToGenericPattern(MLIRContext *context,
@@ -325,12 +442,15 @@ struct ContractOpToGenericPattern : OpConversionPattern<ContractOp> {
       if (res.outputShape[axis] == kDynamicSize)
         dynamicSizes.push_back(loopSizes[axis]);
 
+    Semiring semiring = op.getSemiringOrDefault();
     Value empty = tensor::EmptyOp::create(rewriter, loc, res.outputShape,
                                           accType, dynamicSizes);
-    Value zero = arith::ConstantOp::create(rewriter, loc, accType,
-                                           rewriter.getZeroAttr(accType));
-    Value init =
-        linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+    // The output starts at the identity of the semiring's sum.
+    auto fill = [&](TypedAttr value) {
+      Value constant = arith::ConstantOp::create(rewriter, loc, value);
+      return linalg::FillOp::create(rewriter, loc, constant, empty)
+          .getResult(0);
+    };
 
     // Indexing maps and iterator types.
     SmallVector<unsigned> position = computeLoopPositions(res);
@@ -347,43 +467,72 @@ struct ContractOpToGenericPattern : OpConversionPattern<ContractOp> {
     SmallVector<AffineExpr> outputExprs;
     for (unsigned axis = 0; axis < res.numOutputDims(); ++axis)
       outputExprs.push_back(getAffineDimExpr(position[axis], ctx));
-    maps.push_back(AffineMap::get(numLoops, 0, outputExprs, ctx));
+    AffineMap outputMap = AffineMap::get(numLoops, 0, outputExprs, ctx);
+    maps.push_back(outputMap);
     SmallVector<utils::IteratorType> iterators(numLoops);
     for (auto [dim, loopDim] : llvm::enumerate(res.dims))
       iterators[position[dim]] = loopDim.isReduction()
                                      ? utils::IteratorType::reduction
                                      : utils::IteratorType::parallel;
 
-    bool isFloat = isa<FloatType>(accType);
-    // Multiply-adds may be fused (one rounding instead of two), as BLAS
-    // kernels and torch do.
-    auto contract = arith::FastMathFlagsAttr::get(
-        rewriter.getContext(), arith::FastMathFlags::contract);
+    SemiringBuilder ops(semiring, accType);
+    // One generic of ⊕ over ⊗. The log semiring takes three: the maximum
+    // M of the terms (max-plus), the sum of exp(term - M), M + log(sum).
+    Semiring first = semiring == Semiring::Log ? Semiring::Max : semiring;
+    SemiringBuilder firstOps(first, accType);
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, init.getType(), inputs, init, maps, iterators,
+        rewriter, loc, empty.getType(), inputs,
+        fill(firstOps.getSumIdentity(rewriter)), maps, iterators,
         [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
-          Value product;
-          for (Value arg : args.drop_back()) {
-            if (arg.getType() != accType)
-              arg = arith::ExtFOp::create(b, nestedLoc, accType, arg);
-            if (!product)
-              product = arg;
-            else if (isFloat)
-              product =
-                  arith::MulFOp::create(b, nestedLoc, product, arg, contract);
-            else
-              product = arith::MulIOp::create(b, nestedLoc, product, arg);
-          }
-          Value sum =
-              isFloat
-                  ? arith::AddFOp::create(b, nestedLoc, args.back(), product,
-                                          contract)
-                        .getResult()
-                  : arith::AddIOp::create(b, nestedLoc, args.back(), product)
-                        .getResult();
-          linalg::YieldOp::create(b, nestedLoc, sum);
+          Value term = firstOps.product(b, nestedLoc, args.drop_back());
+          linalg::YieldOp::create(
+              b, nestedLoc, firstOps.sum(b, nestedLoc, args.back(), term));
         });
     Value result = generic.getResult(0);
+    if (semiring == Semiring::Log) {
+      SmallVector<Value> withMax(inputs);
+      withMax.push_back(result);
+      SmallVector<AffineMap> mapsWithMax(maps.begin(), maps.end() - 1);
+      mapsWithMax.push_back(outputMap);
+      mapsWithMax.push_back(outputMap);
+      auto sums = linalg::GenericOp::create(
+          rewriter, loc, empty.getType(), withMax,
+          fill(rewriter.getZeroAttr(accType)), mapsWithMax, iterators,
+          [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
+            Value term = ops.product(b, nestedLoc, args.drop_back(2));
+            Value max = args[args.size() - 2];
+            // exp(term - M): 0 where the term is M (infinities too, where
+            // the difference is NaN), never the exponential of a large value.
+            Value same = arith::CmpFOp::create(
+                b, nestedLoc, arith::CmpFPredicate::OEQ, term, max);
+            Value shifted = arith::SelectOp::create(
+                b, nestedLoc, same,
+                arith::ConstantOp::create(b, nestedLoc,
+                                          b.getZeroAttr(accType)),
+                arith::SubFOp::create(b, nestedLoc, term, max));
+            Value e = math::ExpOp::create(b, nestedLoc, shifted);
+            linalg::YieldOp::create(
+                b, nestedLoc,
+                arith::AddFOp::create(b, nestedLoc, args.back(), e)
+                    .getResult());
+          });
+      unsigned rank = res.numOutputDims();
+      AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+      result = linalg::GenericOp::create(
+                   rewriter, loc, empty.getType(),
+                   ValueRange{result, sums.getResult(0)}, empty,
+                   ArrayRef<AffineMap>{id, id, id},
+                   SmallVector<utils::IteratorType>(
+                       rank, utils::IteratorType::parallel),
+                   [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
+                     Value log = math::LogOp::create(b, nestedLoc, args[1]);
+                     linalg::YieldOp::create(
+                         b, nestedLoc,
+                         arith::AddFOp::create(b, nestedLoc, args[0], log)
+                             .getResult());
+                   })
+                   .getResult(0);
+    }
 
     if (accType != elementType) {
       // Truncate the f32 accumulator to the element type.

@@ -234,7 +234,8 @@ static LogicalResult replaceWithContract(Operation *op, StringRef equation,
                            << " of '" << equation << "'";
   rewriter.setInsertionPoint(op);
   Value result = ContractOp::create(rewriter, op->getLoc(), *inferred,
-                                    rewriter.getStringAttr(equation), inputs)
+                                    rewriter.getStringAttr(equation), inputs,
+                                    /*semiring=*/nullptr)
                      .getResult();
   if (result.getType() != declared)
     result = tensor::CastOp::create(rewriter, op->getLoc(), declared, result);

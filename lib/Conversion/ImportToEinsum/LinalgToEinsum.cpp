@@ -155,7 +155,7 @@ struct RaiseContraction
       return rewriter.notifyMatchFailure(op, "sizes the einsum refuses");
     Value result = ContractOp::create(rewriter, loc, *inferred,
                                       rewriter.getStringAttr(*equation),
-                                      inputs)
+                                      inputs, /*semiring=*/nullptr)
                        .getResult();
     if (result.getType() != type)
       result = tensor::CastOp::create(rewriter, loc, type, result);

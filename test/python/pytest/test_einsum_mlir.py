@@ -333,3 +333,42 @@ def test_kernel_cache_is_bounded():
             em.einsum("ij->ji", np.ones((1, 7), np.float32)), np.ones((7, 1)))
     finally:
         em.set_cache_capacity(128)
+
+
+def _log_semiring(equation, a, b):
+    """log-sum-exp of sums over the summed label, numpy in float64."""
+    terms = a[:, :, None].astype(np.float64) + b[None, :, :]
+    m = terms.max(axis=1, keepdims=True)
+    return (m + np.log(np.exp(terms - m).sum(axis=1, keepdims=True)))[:, 0]
+
+
+@pytest.mark.parametrize("semiring", ["log", "max", "min", "max_times",
+                                      "bool"])
+def test_semiring(semiring):
+    rng = np.random.default_rng(7)
+    if semiring == "bool":
+        a = rng.integers(0, 2, (5, 6)).astype(np.int32)
+        b = rng.integers(0, 2, (6, 4)).astype(np.int32)
+    else:
+        a = rng.uniform(-3, 0, (5, 6)).astype(np.float32)
+        b = rng.uniform(-3, 0, (6, 4)).astype(np.float32)
+    got = em.einsum("ij,jk->ik", a, b, semiring=semiring)
+    wide_a, wide_b = a.astype(np.float64), b.astype(np.float64)
+    want = {
+        "log": lambda: _log_semiring("ij,jk->ik", wide_a, wide_b),
+        "max": lambda: (wide_a[:, :, None] + wide_b[None]).max(axis=1),
+        "min": lambda: (wide_a[:, :, None] + wide_b[None]).min(axis=1),
+        "max_times": lambda: (wide_a[:, :, None] * wide_b[None]).max(axis=1),
+        "bool": lambda: ((wide_a @ wide_b) > 0).astype(np.float64),
+    }[semiring]()
+    assert got.dtype == a.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_semiring_errors():
+    a = np.ones((2, 3), np.int32)
+    with pytest.raises(ValueError, match="the log semiring needs "
+                       "floating-point operands, not i32"):
+        em.einsum("ij->i", a, semiring="log")
+    with pytest.raises(ValueError, match="unknown semiring 'tropical'"):
+        em.einsum("ij->i", a.astype(np.float32), semiring="tropical")

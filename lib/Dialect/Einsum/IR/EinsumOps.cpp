@@ -116,9 +116,27 @@ EinsumResolution ContractOp::getResolution() {
 // Folding and canonicalization
 //===----------------------------------------------------------------------===//
 
+LogicalResult ContractOp::verify() {
+  std::optional<Semiring> semiring = getSemiring();
+  if (!semiring)
+    return success();
+  Type elementType =
+      cast<RankedTensorType>(getResult().getType()).getElementType();
+  if (*semiring == Semiring::Log && !isa<FloatType>(elementType))
+    return emitOpError() << "semiring 'log' needs floating-point operands, "
+                            "not "
+                         << elementType;
+  if (*semiring == Semiring::Bool && !isa<IntegerType>(elementType))
+    return emitOpError() << "semiring 'bool' needs integer operands, not "
+                         << elementType;
+  return success();
+}
+
 OpFoldResult ContractOp::fold(FoldAdaptor) {
-  // The identity ("ij->ij", "...->...", "ij") returns its operand.
-  if (getInputs().size() != 1 || !getResolution().isIdentity())
+  // The identity ("ij->ij", "...->...", "ij") returns its operand (but in
+  // the bool semiring, whose results are 0 or 1).
+  if (getInputs().size() != 1 || !getResolution().isIdentity() ||
+      getSemiringOrDefault() == Semiring::Bool)
     return {};
   return getInputs().front();
 }

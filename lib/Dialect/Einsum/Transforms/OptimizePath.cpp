@@ -73,6 +73,15 @@ struct EinsumOptimizePathPass
   LogicalResult rewrite(ContractOp op, RewriterBase &rewriter,
                         const PathOptions &options) {
     EinsumResolution resolution = op.getResolution();
+    // max of products distributes over products of nonnegative numbers
+    // only: over all of them, steps would compute other maxima.
+    if (op.getSemiringOrDefault() == Semiring::MaxTimes) {
+      if (explain)
+        op.emitRemark() << "einsum path: the max_times semiring is computed "
+                           "as one loop nest (steps would need nonnegative "
+                           "operands)";
+      return success();
+    }
     // Steps name every dim with a letter; an einsum with more dims (52
     // labels plus ellipsis dims) stays one loop nest.
     if (resolution.numDims() > static_cast<unsigned>(kNumLabels)) {
@@ -108,8 +117,11 @@ struct EinsumOptimizePathPass
       SmallVector<Value> inputs;
       for (unsigned t : step.inputs)
         inputs.push_back(tensors[t]);
+      // Each step in the einsum's semiring (⊕ distributes over ⊗ in every
+      // semiring: the steps compute the same sums).
       tensors.push_back(ContractOp::create(
-          rewriter, loc, rewriter.getStringAttr(step.equation), inputs));
+          rewriter, loc, rewriter.getStringAttr(step.equation), inputs,
+          op.getSemiringAttr()));
     }
     Value result = tensors.back();
     if (widen)

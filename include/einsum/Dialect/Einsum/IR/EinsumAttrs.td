@@ -22,6 +22,51 @@ def Einsum_StrategyKind : I32EnumAttr<"StrategyKind",
   let genSpecializedAttr = 0;
 }
 
+def Einsum_Semiring : I32EnumAttr<"Semiring",
+    "the sum and product an einsum is computed with", [
+      I32EnumAttrCase<"PlusTimes", 0, "plus_times">,
+      I32EnumAttrCase<"Log", 1, "log">,
+      I32EnumAttrCase<"Max", 2, "max">,
+      I32EnumAttrCase<"Min", 3, "min">,
+      I32EnumAttrCase<"MaxTimes", 4, "max_times">,
+      I32EnumAttrCase<"Bool", 5, "bool">,
+    ]> {
+  let cppNamespace = "::mlir::einsum";
+  let genSpecializedAttr = 0;
+}
+
+def Einsum_SemiringAttr : EnumAttr<Einsum_Dialect, Einsum_Semiring,
+                                   "semiring"> {
+  let summary = "The semiring of an einsum.contract";
+  let description = [{
+    What `einsum.contract` sums (⊕, over the summed labels) and multiplies
+    (⊗, across the operands) with, and the identity of ⊕ (the result of an
+    empty sum):
+
+    | semiring | ⊕ | ⊗ | identity | element types |
+    | --- | --- | --- | --- | --- |
+    | `plus_times` (default) | + | × | 0 | all |
+    | `log` | log-sum-exp | + | -inf | floats |
+    | `max` | max | + | -inf (the type's lowest integer) | all |
+    | `min` | min | + | +inf (the type's highest integer) | all |
+    | `max_times` | max | × | -inf (the type's lowest integer) | all |
+    | `bool` | or | and | 0 | integers (nonzero is true; results 0 or 1) |
+
+    Sums over three or more operands are computed along a contraction path
+    (⊗ distributes over ⊕), but in `max_times`, where that needs
+    nonnegative operands: it is computed as one loop nest.
+    `log` is computed stably: the maximum of the products of each output
+    element first, then the sum of the exponentials of their differences
+    from it (never the exponential of a large value).
+
+    ```mlir
+    %v = einsum.contract "bi,ij->bj"(%alpha, %t) {semiring = #einsum.semiring<log>}
+        : tensor<4x8xf32>, tensor<8x8xf32>
+    ```
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Einsum_StrategyAttr : AttrDef<Einsum_Dialect, "Strategy"> {
   let mnemonic = "strategy";
   let summary = "The CPU kernel schedule chosen for one linalg op";

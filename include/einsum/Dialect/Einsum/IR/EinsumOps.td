@@ -7,6 +7,7 @@
 #ifndef EINSUM_DIALECT_EINSUM_IR_EINSUMOPS
 #define EINSUM_DIALECT_EINSUM_IR_EINSUMOPS
 
+include "einsum/Dialect/Einsum/IR/EinsumAttrs.td"
 include "einsum/Dialect/Einsum/IR/EinsumBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -48,7 +49,8 @@ def Einsum_ContractOp : Einsum_Op<"contract", [
 
   // Element types (E13) are checked with the equation, so that every
   // violation gets one precise diagnostic.
-  let arguments = (ins StrAttr:$equation, Variadic<AnyRankedTensor>:$inputs);
+  let arguments = (ins StrAttr:$equation, Variadic<AnyRankedTensor>:$inputs,
+                       OptionalAttr<Einsum_SemiringAttr>:$semiring);
   let results = (outs AnyRankedTensor:$result);
 
   let assemblyFormat = [{
@@ -56,12 +58,17 @@ def Einsum_ContractOp : Einsum_Op<"contract", [
   }];
 
   let hasFolder = 1;
+  let hasVerifier = 1;
   let hasCanonicalizer = 1;
 
   let extraClassDeclaration = [{
     /// Parses the equation and resolves it against the operand types.
     /// Only valid on verified ops.
     ::mlir::einsum::EinsumResolution getResolution();
+    /// The semiring (plus_times where the attribute is absent).
+    ::mlir::einsum::Semiring getSemiringOrDefault() {
+      return getSemiring().value_or(::mlir::einsum::Semiring::PlusTimes);
+    }
   }];
 }
 
