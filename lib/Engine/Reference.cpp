@@ -14,6 +14,69 @@
 using namespace mlir;
 using namespace mlir::einsum;
 
+/// The shape and error-bound facts of the result of `res`, with one
+/// absSums entry (0) per output element.
+static ReferenceResult makeResult(const EinsumResolution &res,
+                                  unsigned numOperands) {
+  ReferenceResult result;
+  result.shape.assign(res.outputShape.begin(), res.outputShape.end());
+  result.numOperands = numOperands;
+  uint64_t outputSize = 1;
+  for (int64_t d : res.outputShape)
+    outputSize *= d;
+  for (unsigned d = res.numOutputDims(); d < res.numDims(); ++d)
+    result.termsPerElement *= res.dims[d].size;
+  result.absSums.assign(outputSize, 0.0);
+  return result;
+}
+
+/// Calls `visit(offsets)` at every point of the iteration space of `res`,
+/// innermost loop fastest: `offsets[i]` is operand i's element there
+/// (row-major, broadcasts at 0), `offsets.back()` the output's.
+static void
+forEachPoint(const EinsumResolution &res,
+             llvm::ArrayRef<const HostTensor *> inputs,
+             llvm::function_ref<void(llvm::ArrayRef<int64_t>)> visit) {
+  unsigned numDims = res.numDims();
+  for (const EinsumLoopDim &dim : res.dims)
+    if (dim.size == 0)
+      return;
+  // Offset of each operand (and of the output) per step of each loop dim.
+  unsigned numOperands = inputs.size();
+  std::vector<std::vector<int64_t>> dimStrides(numOperands + 1,
+                                               std::vector<int64_t>(numDims));
+  for (unsigned i = 0; i < numOperands; ++i) {
+    llvm::SmallVector<int64_t> strides = inputs[i]->getStrides();
+    const EinsumOperandMap &map = res.operands[i];
+    for (auto [axis, dim] : llvm::enumerate(map.dims))
+      if (!map.broadcast[axis])
+        dimStrides[i][dim] += strides[axis];
+  }
+  int64_t stride = 1;
+  for (int d = static_cast<int>(res.numOutputDims()) - 1; d >= 0; --d) {
+    dimStrides[numOperands][d] = stride;
+    stride *= res.outputShape[d];
+  }
+  // An odometer over the loop dims.
+  std::vector<int64_t> index(numDims, 0);
+  std::vector<int64_t> offsets(numOperands + 1, 0);
+  while (true) {
+    visit(offsets);
+    int d = static_cast<int>(numDims) - 1;
+    for (; d >= 0; --d) {
+      for (unsigned i = 0; i <= numOperands; ++i)
+        offsets[i] += dimStrides[i][d];
+      if (++index[d] < res.dims[d].size)
+        break;
+      for (unsigned i = 0; i <= numOperands; ++i)
+        offsets[i] -= dimStrides[i][d] * index[d];
+      index[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
 static ReferenceResult
 evaluateSemiringReference(const EinsumResolution &res,
                           llvm::ArrayRef<const HostTensor *> inputs,
@@ -96,46 +159,16 @@ mlir::einsum::evaluateReference(const EinsumResolution &res,
                                 Semiring semiring) {
   if (semiring != Semiring::PlusTimes)
     return evaluateSemiringReference(res, inputs, semiring);
-  ReferenceResult result;
-  result.shape.assign(res.outputShape.begin(), res.outputShape.end());
-  result.numOperands = inputs.size();
-  uint64_t outputSize = 1;
-  for (int64_t d : res.outputShape)
-    outputSize *= d;
-  for (unsigned d = res.numOutputDims(); d < res.numDims(); ++d)
-    result.termsPerElement *= res.dims[d].size;
+  ReferenceResult result = makeResult(res, inputs.size());
+  uint64_t outputSize = result.absSums.size();
 
   bool integer = !isFloat(inputs.front()->getElementType());
   if (integer)
     result.intValues.assign(outputSize, 0);
   else
     result.values.assign(outputSize, 0.0);
-  result.absSums.assign(outputSize, 0.0);
 
-  unsigned numDims = res.numDims();
-  for (const EinsumLoopDim &dim : res.dims)
-    if (dim.size == 0)
-      return result;
-
-  // Offset of each operand (and of the output) per step of each loop dim.
   unsigned numOperands = inputs.size();
-  std::vector<std::vector<int64_t>> dimStrides(numOperands + 1,
-                                               std::vector<int64_t>(numDims));
-  for (unsigned i = 0; i < numOperands; ++i) {
-    llvm::SmallVector<int64_t> strides = inputs[i]->getStrides();
-    const EinsumOperandMap &map = res.operands[i];
-    for (auto [axis, dim] : llvm::enumerate(map.dims))
-      if (!map.broadcast[axis])
-        dimStrides[i][dim] += strides[axis];
-  }
-  {
-    int64_t stride = 1;
-    for (int d = static_cast<int>(res.numOutputDims()) - 1; d >= 0; --d) {
-      dimStrides[numOperands][d] = stride;
-      stride *= res.outputShape[d];
-    }
-  }
-
   // Convert the operands once.
   std::vector<std::vector<double>> values(numOperands);
   std::vector<std::vector<int64_t>> intValues(numOperands);
@@ -152,10 +185,7 @@ mlir::einsum::evaluateReference(const EinsumResolution &res,
     }
   }
 
-  // Walk the iteration space with an odometer over the loop dims.
-  std::vector<int64_t> index(numDims, 0);
-  std::vector<int64_t> offsets(numOperands + 1, 0);
-  while (true) {
+  forEachPoint(res, inputs, [&](llvm::ArrayRef<int64_t> offsets) {
     int64_t out = offsets[numOperands];
     if (integer) {
       uint64_t product = 1;
@@ -175,20 +205,7 @@ mlir::einsum::evaluateReference(const EinsumResolution &res,
       result.values[out] += product;
       result.absSums[out] += std::fabs(product);
     }
-    // Advance the innermost dim first.
-    int d = static_cast<int>(numDims) - 1;
-    for (; d >= 0; --d) {
-      for (unsigned i = 0; i <= numOperands; ++i)
-        offsets[i] += dimStrides[i][d];
-      if (++index[d] < res.dims[d].size)
-        break;
-      for (unsigned i = 0; i <= numOperands; ++i)
-        offsets[i] -= dimStrides[i][d] * index[d];
-      index[d] = 0;
-    }
-    if (d < 0)
-      break;
-  }
+  });
   return result;
 }
 
@@ -292,14 +309,8 @@ static ReferenceResult
 evaluateSemiringReference(const EinsumResolution &res,
                           llvm::ArrayRef<const HostTensor *> inputs,
                           Semiring semiring) {
-  ReferenceResult result;
-  result.shape.assign(res.outputShape.begin(), res.outputShape.end());
-  result.numOperands = inputs.size();
-  uint64_t outputSize = 1;
-  for (int64_t d : res.outputShape)
-    outputSize *= d;
-  for (unsigned d = res.numOutputDims(); d < res.numDims(); ++d)
-    result.termsPerElement *= res.dims[d].size;
+  ReferenceResult result = makeResult(res, inputs.size());
+  uint64_t outputSize = result.absSums.size();
   ElementType type = inputs.front()->getElementType();
   bool integer = !isFloat(type);
   unsigned width = type == ElementType::I32 ? 32 : 64;
@@ -308,30 +319,9 @@ evaluateSemiringReference(const EinsumResolution &res,
     sum.value = floatIdentity(semiring);
     sum.intValue = intIdentity(semiring, width);
   }
-  result.absSums.assign(outputSize, 0.0);
 
-  unsigned numDims = res.numDims();
   unsigned numOperands = inputs.size();
-  bool empty = llvm::any_of(res.dims, [](const EinsumLoopDim &dim) {
-    return dim.size == 0;
-  });
-  std::vector<std::vector<int64_t>> dimStrides(numOperands + 1,
-                                               std::vector<int64_t>(numDims));
-  for (unsigned i = 0; i < numOperands; ++i) {
-    llvm::SmallVector<int64_t> strides = inputs[i]->getStrides();
-    const EinsumOperandMap &map = res.operands[i];
-    for (auto [axis, dim] : llvm::enumerate(map.dims))
-      if (!map.broadcast[axis])
-        dimStrides[i][dim] += strides[axis];
-  }
-  int64_t stride = 1;
-  for (int d = static_cast<int>(res.numOutputDims()) - 1; d >= 0; --d) {
-    dimStrides[numOperands][d] = stride;
-    stride *= res.outputShape[d];
-  }
-  std::vector<int64_t> index(numDims, 0);
-  std::vector<int64_t> offsets(numOperands + 1, 0);
-  while (!empty) {
+  forEachPoint(res, inputs, [&](llvm::ArrayRef<int64_t> offsets) {
     SemiringSum &sum = sums[offsets[numOperands]];
     double &scale = result.absSums[offsets[numOperands]];
     bool multiply = semiring == Semiring::MaxTimes;
@@ -373,19 +363,7 @@ evaluateSemiringReference(const EinsumResolution &res,
       // The rounding of a term scales with its operands' magnitudes.
       scale = std::max(scale, multiply ? std::fabs(term) : magnitude);
     }
-    int d = static_cast<int>(numDims) - 1;
-    for (; d >= 0; --d) {
-      for (unsigned i = 0; i <= numOperands; ++i)
-        offsets[i] += dimStrides[i][d];
-      if (++index[d] < res.dims[d].size)
-        break;
-      for (unsigned i = 0; i <= numOperands; ++i)
-        offsets[i] -= dimStrides[i][d] * index[d];
-      index[d] = 0;
-    }
-    if (d < 0)
-      break;
-  }
+  });
   for (SemiringSum &sum : sums) {
     if (integer)
       result.intValues.push_back(sum.intValue);
