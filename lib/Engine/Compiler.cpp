@@ -354,7 +354,7 @@ Engine::Impl::emitKernelObject(ModuleOp module, llvm::StringRef name,
   if (!machine)
     return machine.takeError();
   llvm::LLVMContext llvmContext;
-  std::string entry = cName.empty() ? (name + "_call").str() : cName.str();
+  std::string entry = cName.empty() ? getCallName(name) : cName.str();
   std::vector<std::string> exported = {entry, getPackedName(name),
                                        getSignatureName(name)};
   auto llvmModule = translateKernel(module, name, signature, entry,

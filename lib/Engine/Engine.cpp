@@ -550,7 +550,7 @@ void Engine::Impl::storeSharedObject(llvm::MemoryBufferRef object,
   llvm::json::Array shape;
   for (int64_t size : kernel.outputShape)
     shape.push_back(size);
-  llvm::json::Object members{{"entry", (name + "_call").str()},
+  llvm::json::Object members{{"entry", getCallName(name)},
                              {"output_shape", std::move(shape)},
                              {"flops", kernel.flops}};
   std::string fields;
@@ -572,7 +572,6 @@ llvm::Error Engine::Impl::link(std::unique_ptr<llvm::MemoryBuffer> object,
   auto function = (*jit)->lookup(getPackedName(name));
   if (!function)
     return function.takeError();
-  kernel.onDevice = options.target == "cuda";
   kernel.function = function->toPtr<void (*)(void **)>();
   // The constructors and destructors that load and unload GPU modules.
   for (auto [suffix, slot] :
@@ -670,6 +669,7 @@ Engine::compile(llvm::StringRef equation,
   if (!flops)
     return flops.takeError();
   std::shared_ptr<Kernel> kernel(new Kernel());
+  kernel->onDevice = options.target == "cuda";
   for (const llvm::SmallVector<int64_t> &shape : shapes) {
     kernel->inputShapes.push_back(shape);
     kernel->inputTypes.push_back(elementType);
@@ -749,6 +749,7 @@ Engine::compileModule(llvm::StringRef source, llvm::StringRef name,
     return module.takeError();
   std::shared_ptr<Kernel> kernel(new Kernel());
   kernel->returnsResult = true;
+  kernel->onDevice = options.target == "cuda";
   FunctionType type = function.getFunctionType();
   for (Type argType : type.getInputs()) {
     auto tensorType = cast<RankedTensorType>(argType);

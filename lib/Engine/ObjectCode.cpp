@@ -84,6 +84,10 @@ mlir::einsum::createCPUTargetMachine(llvm::StringRef cpu) {
   return machine;
 }
 
+std::string mlir::einsum::getCallName(llvm::StringRef name) {
+  return (name + "_call").str();
+}
+
 std::string mlir::einsum::getPackedName(llvm::StringRef name) {
   return (name + "_packed").str();
 }

@@ -65,7 +65,10 @@ struct KernelSignature {
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createCPUTargetMachine(llvm::StringRef cpu);
 
-/// The names of the entry points of kernel `name` (see above).
+/// The names of the entry points of kernel `name` (see above); the C
+/// function's where no other name is given (the JIT's, the disk cache's
+/// shared libraries').
+std::string getCallName(llvm::StringRef name);
 std::string getPackedName(llvm::StringRef name);
 std::string getSignatureName(llvm::StringRef name);
 
