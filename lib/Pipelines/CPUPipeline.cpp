@@ -121,11 +121,11 @@ void mlir::einsum::buildEinsumLowerToLLVMPipeline(
     ompOptions.numThreads = options.numThreads;
     pm.addPass(createConvertSCFToOpenMPPass(ompOptions));
   }
-  if (options.expandBF16) {
-    arith::ArithExpandOpsPassOptions expandOptions;
-    expandOptions.includeBf16 = true;
-    pm.addPass(arith::createArithExpandOpsPass(expandOptions));
-  }
+  // Vectorized exp/log (the log semiring), bf16 conversions; maximumf with
+  // fastmath<nnan> stays one instruction.
+  EinsumLowerMathPassOptions mathOptions;
+  mathOptions.expandBF16 = options.expandBF16;
+  pm.addPass(createEinsumLowerMathPass(mathOptions));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // Heap buffers through _mlir_memref_to_llvm_alloc/_free, which the engine

@@ -276,8 +276,11 @@ static FailureOr<linalg::GenericOp> makeStatic(RewriterBase &rewriter,
   return tiled->first;
 }
 
-/// Folds the unit loops of `op` but its innermost reduction (which the
-/// contraction patterns need).
+/// Folds the unit loops of `op` but the innermost reduction of a
+/// multiply-add (which the contraction patterns need). Other semirings'
+/// bodies (max of sums, ...) lose that loop too, so that a register tile is
+/// an elementwise op on whole vectors rather than one of trailing unit
+/// dimensions, which the vector lowering would scalarize.
 static linalg::GenericOp foldUnitLoops(RewriterBase &rewriter,
                                        linalg::GenericOp op) {
   linalg::ControlDropUnitDims control;
@@ -287,8 +290,9 @@ static linalg::GenericOp foldUnitLoops(RewriterBase &rewriter,
     auto generic = cast<linalg::GenericOp>(candidate);
     SmallVector<utils::IteratorType> types = generic.getIteratorTypesArray();
     std::optional<unsigned> keep;
+    bool multiplyAdd = linalg::isaContractionOpInterface(generic);
     for (auto [loop, type] : llvm::enumerate(types))
-      if (type == utils::IteratorType::reduction)
+      if (multiplyAdd && type == utils::IteratorType::reduction)
         keep = loop;
     SmallVector<unsigned> dims;
     for (unsigned loop = 0; loop < types.size(); ++loop)

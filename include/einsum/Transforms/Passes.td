@@ -265,6 +265,38 @@ def EinsumLowerVectorsPass : Pass<"einsum-lower-vectors"> {
   ];
 }
 
+def EinsumLowerMathPass : Pass<"einsum-lower-math"> {
+  let summary = "Lower exp, log and bf16 arithmetic to code that vectorizes";
+  let description = [{
+    Replaces what the LLVM conversion would turn into slow or unsupported
+    code, and nothing else:
+    - f32 `math.exp` and `math.log` (scalars and vectors, as the semiring
+      lowerings emit them) by upstream's polynomial approximations
+      (`populateMathPolynomialApproximationPatterns`: range reduction, a
+      polynomial, `ldexp` by integer arithmetic; about 1 ulp), which stay
+      vectors, where `llvm.exp` on a vector becomes one libm call per lane;
+    - with `expand-bf16`, bf16 `arith.extf`/`arith.truncf` by integer
+      arithmetic (upstream's bf16 expansion), which the LLVM backend lacks;
+    - `arith.ceildivsi`, `arith.floordivsi` and `arith.ceildivui` by
+      divisions and selects.
+    Unlike upstream `arith-expand`, `arith.maximumf`/`arith.minimumf` stay,
+    so that ops whose operands are known free of NaNs (`fastmath<nnan,
+    nsz>`) become one `vmaxps`.
+
+    Input invariant: none (any function). Output IR: the same ops, with the
+    ones above replaced by arith, math (fma) and vector ops.
+  }];
+  let options = [
+    Option<"expandBF16", "expand-bf16", "bool", /*default=*/"true",
+           "Expand bf16 extf/truncf into integer arithmetic">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def EinsumCheckAllocationsPass : Pass<"einsum-check-allocations"> {
   let summary = "Assert that every heap allocation succeeded";
   let description = [{

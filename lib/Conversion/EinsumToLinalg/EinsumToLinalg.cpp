@@ -302,9 +302,14 @@ struct SemiringBuilder {
   Semiring semiring;
   Type type;
   bool isFloat;
+  /// Terms are known to be free of NaNs (the operands were checked at run
+  /// time): a float max or min is then one instruction (`vmaxps`) instead of
+  /// the NaN-propagating sequence.
+  bool noNaNs;
 
-  SemiringBuilder(Semiring semiring, Type type)
-      : semiring(semiring), type(type), isFloat(isa<FloatType>(type)) {}
+  SemiringBuilder(Semiring semiring, Type type, bool noNaNs = false)
+      : semiring(semiring), type(type), isFloat(isa<FloatType>(type)),
+        noNaNs(noNaNs) {}
 
   /// The identity of ⊕, the value of an empty sum.
   TypedAttr getSumIdentity(Builder &b) const {
@@ -379,6 +384,11 @@ struct SemiringBuilder {
   Value sum(OpBuilder &b, Location loc, Value acc, Value term) const {
     auto contract = arith::FastMathFlagsAttr::get(
         b.getContext(), arith::FastMathFlags::contract);
+    // NaN propagates, as torch.max does, unless there is none.
+    auto extremum = arith::FastMathFlagsAttr::get(
+        b.getContext(), noNaNs ? arith::FastMathFlags::nnan |
+                                     arith::FastMathFlags::nsz
+                               : arith::FastMathFlags::none);
     switch (semiring) {
     case Semiring::PlusTimes:
       return isFloat ? arith::AddFOp::create(b, loc, acc, term, contract)
@@ -387,14 +397,15 @@ struct SemiringBuilder {
     case Semiring::Max:
     case Semiring::MaxTimes:
     case Semiring::Log:
-      // NaN propagates, as torch.max does.
-      return isFloat ? arith::MaximumFOp::create(b, loc, acc, term)
-                           .getResult()
-                     : arith::MaxSIOp::create(b, loc, acc, term).getResult();
+      return isFloat
+                 ? arith::MaximumFOp::create(b, loc, acc, term, extremum)
+                       .getResult()
+                 : arith::MaxSIOp::create(b, loc, acc, term).getResult();
     case Semiring::Min:
-      return isFloat ? arith::MinimumFOp::create(b, loc, acc, term)
-                           .getResult()
-                     : arith::MinSIOp::create(b, loc, acc, term).getResult();
+      return isFloat
+                 ? arith::MinimumFOp::create(b, loc, acc, term, extremum)
+                       .getResult()
+                 : arith::MinSIOp::create(b, loc, acc, term).getResult();
     case Semiring::Bool:
       break;
     }
@@ -409,6 +420,396 @@ struct SemiringBuilder {
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value,
                                  zero);
+  }
+};
+
+/// The linalg ops of one einsum over a semiring: one generic of ⊕ over ⊗
+/// (three for `log`), and the faster forms that are exact where they apply.
+struct SemiringLowering {
+  Location loc;
+  const EinsumResolution &res;
+  ArrayRef<Value> inputs;
+  /// The inputs' indexing maps (over all loops), then the output's.
+  ArrayRef<AffineMap> maps;
+  AffineMap outputMap;
+  ArrayRef<utils::IteratorType> iterators;
+  Type accType;
+  ArrayRef<Value> dynamicSizes;
+
+  Value build(OpBuilder &b, Semiring semiring) const {
+    bool isFloat = isa<FloatType>(accType);
+    if (semiring == Semiring::Log && canScaleLog() && isComputeBound())
+      return buildScaledLog(b);
+    if (isFloat && isComputeBound() &&
+        (semiring == Semiring::Max || semiring == Semiring::Min ||
+         semiring == Semiring::MaxTimes))
+      return buildCheckedExtremum(b, semiring);
+    return buildExact(b, semiring);
+  }
+
+private:
+  Value emptyOutput(OpBuilder &b, Type type) const {
+    return tensor::EmptyOp::create(b, loc, res.outputShape, type,
+                                   dynamicSizes);
+  }
+
+  static Value fill(OpBuilder &b, Location loc, TypedAttr value,
+                    Value empty) {
+    Value constant = arith::ConstantOp::create(b, loc, value);
+    return linalg::FillOp::create(b, loc, constant, empty).getResult(0);
+  }
+
+  /// Products where a faster form pays for its extra passes over the
+  /// operands: two or more inputs, a sum, and (where sizes are static) at
+  /// least 8 terms per input element.
+  bool isComputeBound() const {
+    if (inputs.size() < 2 || res.numReductionDims() == 0)
+      return false;
+    std::optional<uint64_t> points = res.iterationCount();
+    if (!points)
+      return true;
+    uint64_t elements = 0;
+    for (Value input : inputs) {
+      auto type = cast<RankedTensorType>(input.getType());
+      if (!type.hasStaticShape())
+        return true;
+      elements += type.getNumElements();
+    }
+    return *points / 8 >= elements;
+  }
+
+  /// One generic of ⊕ over ⊗ into `init`.
+  Value buildGeneric(OpBuilder &b, const SemiringBuilder &ops,
+                     ValueRange genericInputs, Value init) const {
+    return linalg::GenericOp::create(
+               b, loc, init.getType(), genericInputs, init, maps, iterators,
+               [&](OpBuilder &nb, Location nl, ValueRange args) {
+                 Value term = ops.product(nb, nl, args.drop_back());
+                 linalg::YieldOp::create(nb, nl,
+                                         ops.sum(nb, nl, args.back(), term));
+               })
+        .getResult(0);
+  }
+
+  /// The definition: one generic; for `log`, the maximum M of the terms
+  /// (max-plus), the sum of exp(term - M), then M + log(sum).
+  Value buildExact(OpBuilder &b, Semiring semiring) const {
+    Semiring first = semiring == Semiring::Log ? Semiring::Max : semiring;
+    SemiringBuilder firstOps(first, accType);
+    Value empty = emptyOutput(b, accType);
+    Value result = buildGeneric(b, firstOps, inputs,
+                                fill(b, loc, firstOps.getSumIdentity(b), empty));
+    if (semiring != Semiring::Log)
+      return result;
+
+    SemiringBuilder ops(semiring, accType);
+    SmallVector<Value> withMax(inputs);
+    withMax.push_back(result);
+    SmallVector<AffineMap> mapsWithMax(maps.begin(), maps.end() - 1);
+    mapsWithMax.push_back(outputMap);
+    mapsWithMax.push_back(outputMap);
+    auto sums = linalg::GenericOp::create(
+        b, loc, empty.getType(), withMax,
+        fill(b, loc, b.getZeroAttr(accType), empty), mapsWithMax, iterators,
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value term = ops.product(nb, nl, args.drop_back(2));
+          Value max = args[args.size() - 2];
+          // exp(term - M): 0 where the term is M (infinities too, where
+          // the difference is NaN), never the exponential of a large value.
+          Value same = arith::CmpFOp::create(
+              nb, nl, arith::CmpFPredicate::OEQ, term, max);
+          Value shifted = arith::SelectOp::create(
+              nb, nl, same,
+              arith::ConstantOp::create(nb, nl, nb.getZeroAttr(accType)),
+              arith::SubFOp::create(nb, nl, term, max));
+          Value e = math::ExpOp::create(nb, nl, shifted);
+          linalg::YieldOp::create(
+              nb, nl, arith::AddFOp::create(nb, nl, args.back(), e).getResult());
+        });
+    return mapOutput(b, {result, sums.getResult(0)}, {},
+                     [&](OpBuilder &nb, Location nl, ValueRange args) {
+                       Value log = math::LogOp::create(nb, nl, args[1]);
+                       return arith::AddFOp::create(nb, nl, args[0], log)
+                           .getResult();
+                     });
+  }
+
+  /// An elementwise generic over the output's loops: `outputs` indexed like
+  /// the output, `projected` by the given maps.
+  Value mapOutput(OpBuilder &b, ArrayRef<Value> outputs,
+                  ArrayRef<std::pair<Value, AffineMap>> projected,
+                  function_ref<Value(OpBuilder &, Location, ValueRange)> body)
+      const {
+    unsigned rank = res.numOutputDims();
+    AffineMap id = b.getMultiDimIdentityMap(rank);
+    SmallVector<Value> operands(outputs);
+    SmallVector<AffineMap> genericMaps(outputs.size(), id);
+    for (auto [value, map] : projected) {
+      operands.push_back(value);
+      genericMaps.push_back(map);
+    }
+    genericMaps.push_back(id);
+    Value init = emptyOutput(b, accType);
+    return linalg::GenericOp::create(
+               b, loc, init.getType(), operands, init, genericMaps,
+               SmallVector<utils::IteratorType>(rank,
+                                                utils::IteratorType::parallel),
+               [&](OpBuilder &nb, Location nl, ValueRange args) {
+                 linalg::YieldOp::create(nb, nl, body(nb, nl, args));
+               })
+        .getResult(0);
+  }
+
+  /// The OR over all elements of `value` of `bitsOf(element)` (an i32).
+  Value reduceBits(OpBuilder &b, Value value,
+                   function_ref<Value(OpBuilder &, Location, Value)> bitsOf)
+      const {
+    unsigned rank = cast<RankedTensorType>(value.getType()).getRank();
+    Type i32 = b.getI32Type();
+    Value init = fill(b, loc, b.getI32IntegerAttr(0),
+                      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, i32));
+    AffineMap id = b.getMultiDimIdentityMap(rank);
+    AffineMap scalar = AffineMap::get(rank, 0, {}, b.getContext());
+    Value bits =
+        linalg::GenericOp::create(
+            b, loc, init.getType(), value, init,
+            ArrayRef<AffineMap>{id, scalar},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::reduction),
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              linalg::YieldOp::create(
+                  nb, nl,
+                  arith::OrIOp::create(nb, nl, args[1],
+                                       bitsOf(nb, nl, args[0]))
+                      .getResult());
+            })
+            .getResult(0);
+    return tensor::ExtractOp::create(b, loc, bits, ValueRange{});
+  }
+
+  /// `condition ? bit : 0` as an i32.
+  static Value bitIf(OpBuilder &b, Location loc, Value condition,
+                     int32_t bit) {
+    return arith::SelectOp::create(
+        b, loc, condition,
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(bit)),
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+  }
+
+  Value floatConstant(OpBuilder &b, Location l, double value) const {
+    return arith::ConstantOp::create(b, l, b.getFloatAttr(accType, value));
+  }
+
+  Value infinity(OpBuilder &b, Location l, bool negative) const {
+    return arith::ConstantOp::create(
+        b, l,
+        b.getFloatAttr(accType,
+                       APFloat::getInf(
+                           cast<FloatType>(accType).getFloatSemantics(),
+                           negative)));
+  }
+
+  /// max, min and max_times: with a float max or min that propagates NaNs
+  /// the loop body is six instructions instead of two. The operands are
+  /// scanned first (a pass over each, cheap next to the product): where no
+  /// term can be NaN (no NaN operand; for sums not both +inf and -inf, for
+  /// products no infinity), the product runs with NaN-free max/min;
+  /// otherwise with the definition.
+  Value buildCheckedExtremum(OpBuilder &b, Semiring semiring) const {
+    Value bits;
+    for (Value input : inputs) {
+      Value inputBits =
+          reduceBits(b, input, [&](OpBuilder &nb, Location nl, Value x) {
+            if (x.getType() != accType)
+              x = arith::ExtFOp::create(nb, nl, accType, x);
+            Value isNaN = arith::CmpFOp::create(
+                nb, nl, arith::CmpFPredicate::UNO, x, x);
+            Value isPos = arith::CmpFOp::create(
+                nb, nl, arith::CmpFPredicate::OEQ, x,
+                infinity(nb, nl, /*negative=*/false));
+            Value isNeg = arith::CmpFOp::create(
+                nb, nl, arith::CmpFPredicate::OEQ, x,
+                infinity(nb, nl, /*negative=*/true));
+            Value result = arith::OrIOp::create(nb, nl, bitIf(nb, nl, isNaN, 1),
+                                                bitIf(nb, nl, isPos, 2));
+            return arith::OrIOp::create(nb, nl, result,
+                                        bitIf(nb, nl, isNeg, 4))
+                .getResult();
+          });
+      bits = bits ? arith::OrIOp::create(b, loc, bits, inputBits).getResult()
+                  : inputBits;
+    }
+    auto i32 = [&](int32_t v) {
+      return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+    };
+    auto masked = [&](int32_t mask) {
+      return arith::AndIOp::create(b, loc, bits, i32(mask)).getResult();
+    };
+    Value safe;
+    if (semiring == Semiring::MaxTimes) {
+      safe = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bits,
+                                   i32(0));
+    } else {
+      Value noNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          masked(1), i32(0));
+      Value notBoth = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                            masked(6), i32(6));
+      safe = arith::AndIOp::create(b, loc, noNaN, notBoth);
+    }
+    auto ifOp = scf::IfOp::create(
+        b, loc, safe,
+        [&](OpBuilder &nb, Location nl) {
+          SemiringBuilder ops(semiring, accType, /*noNaNs=*/true);
+          Value init = fill(nb, nl, ops.getSumIdentity(nb),
+                            emptyOutput(nb, accType));
+          scf::YieldOp::create(nb, nl, buildGeneric(nb, ops, inputs, init));
+        },
+        [&](OpBuilder &nb, Location nl) {
+          scf::YieldOp::create(nb, nl, buildExact(nb, semiring));
+        });
+    return ifOp.getResult(0);
+  }
+
+  /// The scaled form of `log` applies to two float operands without
+  /// repeated labels or broadcast axes.
+  bool canScaleLog() const {
+    if (inputs.size() != 2 || !(accType.isF32() || accType.isF64()))
+      return false;
+    return llvm::all_of(res.operands, [](const EinsumOperandMap &map) {
+      return !map.dims.empty() && map.diagonalGroups().empty() &&
+             llvm::none_of(map.broadcast, [](bool b) { return b; });
+    });
+  }
+
+  /// `m` where it is finite, else 0.
+  Value finiteOrZero(OpBuilder &b, Location l, Value m) const {
+    Value isFinite = arith::CmpFOp::create(
+        b, l, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, l, m),
+        infinity(b, l, /*negative=*/false));
+    return arith::SelectOp::create(b, l, isFinite, m,
+                                   floatConstant(b, l, 0.0));
+  }
+
+  /// The log semiring as a GEMM: with mA the maximum of A over its summed
+  /// axes and mB that of B,
+  ///   log sum_k exp(a + b) = mA + mB + log sum_k exp(a - mA) exp(b - mB),
+  /// a plus-times product of operands in [0, 1] that runs at GEMM speed,
+  /// with exponentials of the operands only (no exp per term) and never of
+  /// a positive value. The terms that underflow are each below 2^-126; where
+  /// the product S is at least `threshold` their sum is below K * 2^-126 /
+  /// threshold of it (1e-14 relative for K = 1000), so the result is
+  /// exact to rounding. Where S is below it (a sum whose largest terms
+  /// underflowed: operands spread over more than ~55 in log space), and
+  /// for infinities and NaNs, the whole result is computed by the
+  /// definition instead (a branch at run time).
+  Value buildScaledLog(OpBuilder &b) const {
+    MLIRContext *ctx = b.getContext();
+    unsigned numOut = res.numOutputDims();
+    SmallVector<Value> scaled, maxima;
+    SmallVector<AffineMap> maximumMaps;
+    for (auto [input, map] : llvm::zip(inputs, res.operands)) {
+      auto type = cast<RankedTensorType>(input.getType());
+      unsigned rank = type.getRank();
+      SmallVector<OpFoldResult> sizes =
+          tensor::getMixedSizes(b, loc, input);
+      SmallVector<OpFoldResult> keptSizes;
+      SmallVector<AffineExpr> kept, keptInOutput;
+      SmallVector<utils::IteratorType> types;
+      for (auto [axis, dim] : llvm::enumerate(map.dims)) {
+        bool summed = dim >= numOut;
+        types.push_back(summed ? utils::IteratorType::reduction
+                               : utils::IteratorType::parallel);
+        if (summed)
+          continue;
+        keptSizes.push_back(sizes[axis]);
+        kept.push_back(getAffineDimExpr(axis, ctx));
+        keptInOutput.push_back(getAffineDimExpr(dim, ctx));
+      }
+      AffineMap id = b.getMultiDimIdentityMap(rank);
+      AffineMap keptMap = AffineMap::get(rank, 0, kept, ctx);
+      // The maximum over the summed axes.
+      Value maxInit = fill(
+          b, loc,
+          b.getFloatAttr(accType,
+                         APFloat::getInf(
+                             cast<FloatType>(accType).getFloatSemantics(),
+                             /*Negative=*/true)),
+          tensor::EmptyOp::create(b, loc, keptSizes, accType));
+      Value maximum =
+          linalg::GenericOp::create(
+              b, loc, maxInit.getType(), input, maxInit,
+              ArrayRef<AffineMap>{id, keptMap}, types,
+              [&](OpBuilder &nb, Location nl, ValueRange args) {
+                Value x = args[0];
+                if (x.getType() != accType)
+                  x = arith::ExtFOp::create(nb, nl, accType, x);
+                linalg::YieldOp::create(
+                    nb, nl,
+                    arith::MaximumFOp::create(nb, nl, args[1], x).getResult());
+              })
+              .getResult(0);
+      // exp(x - max), in [0, 1].
+      Value scaledInit = tensor::EmptyOp::create(b, loc, sizes, accType);
+      scaled.push_back(
+          linalg::GenericOp::create(
+              b, loc, scaledInit.getType(), ValueRange{input, maximum},
+              scaledInit, ArrayRef<AffineMap>{id, keptMap, id},
+              SmallVector<utils::IteratorType>(rank,
+                                               utils::IteratorType::parallel),
+              [&](OpBuilder &nb, Location nl, ValueRange args) {
+                Value x = args[0];
+                if (x.getType() != accType)
+                  x = arith::ExtFOp::create(nb, nl, accType, x);
+                Value shifted = arith::SubFOp::create(
+                    nb, nl, x, finiteOrZero(nb, nl, args[1]));
+                linalg::YieldOp::create(
+                    nb, nl, math::ExpOp::create(nb, nl, shifted).getResult());
+              })
+              .getResult(0));
+      maxima.push_back(maximum);
+      maximumMaps.push_back(AffineMap::get(numOut, 0, keptInOutput, ctx));
+    }
+
+    SemiringBuilder plusTimes(Semiring::PlusTimes, accType);
+    Value sums = buildGeneric(
+        b, plusTimes, scaled,
+        fill(b, loc, b.getZeroAttr(accType), emptyOutput(b, accType)));
+    Value fast = mapOutput(
+        b, {sums}, {{maxima[0], maximumMaps[0]}, {maxima[1], maximumMaps[1]}},
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value log = math::LogOp::create(nb, nl, args[0]);
+          Value shift =
+              arith::AddFOp::create(nb, nl, finiteOrZero(nb, nl, args[1]),
+                                    finiteOrZero(nb, nl, args[2]));
+          return arith::AddFOp::create(nb, nl, log, shift).getResult();
+        });
+    double threshold = accType.isF32() ? 1e-24 : 1e-280;
+    Value inexact =
+        reduceBits(b, sums, [&](OpBuilder &nb, Location nl, Value s) {
+          Value large = arith::CmpFOp::create(
+              nb, nl, arith::CmpFPredicate::OGE, s,
+              floatConstant(nb, nl, threshold));
+          Value finite = arith::CmpFOp::create(
+              nb, nl, arith::CmpFPredicate::OLT, s,
+              infinity(nb, nl, /*negative=*/false));
+          Value ok = arith::AndIOp::create(nb, nl, large, finite);
+          Value bad = arith::XOrIOp::create(
+              nb, nl, ok,
+              arith::ConstantOp::create(nb, nl, nb.getBoolAttr(true)));
+          return bitIf(nb, nl, bad, 1);
+        });
+    Value anyInexact = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne, inexact,
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+    auto ifOp = scf::IfOp::create(
+        b, loc, anyInexact,
+        [&](OpBuilder &nb, Location nl) {
+          scf::YieldOp::create(nb, nl, buildExact(nb, Semiring::Log));
+        },
+        [&](OpBuilder &nb, Location nl) {
+          scf::YieldOp::create(nb, nl, fast);
+        });
+    return ifOp.getResult(0);
   }
 };
 
@@ -443,15 +844,6 @@ struct ContractOpToGenericPattern : OpConversionPattern<ContractOp> {
         dynamicSizes.push_back(loopSizes[axis]);
 
     Semiring semiring = op.getSemiringOrDefault();
-    Value empty = tensor::EmptyOp::create(rewriter, loc, res.outputShape,
-                                          accType, dynamicSizes);
-    // The output starts at the identity of the semiring's sum.
-    auto fill = [&](TypedAttr value) {
-      Value constant = arith::ConstantOp::create(rewriter, loc, value);
-      return linalg::FillOp::create(rewriter, loc, constant, empty)
-          .getResult(0);
-    };
-
     // Indexing maps and iterator types.
     SmallVector<unsigned> position = computeLoopPositions(res);
     unsigned numLoops = res.numDims();
@@ -475,64 +867,9 @@ struct ContractOpToGenericPattern : OpConversionPattern<ContractOp> {
                                      ? utils::IteratorType::reduction
                                      : utils::IteratorType::parallel;
 
-    SemiringBuilder ops(semiring, accType);
-    // One generic of ⊕ over ⊗. The log semiring takes three: the maximum
-    // M of the terms (max-plus), the sum of exp(term - M), M + log(sum).
-    Semiring first = semiring == Semiring::Log ? Semiring::Max : semiring;
-    SemiringBuilder firstOps(first, accType);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, empty.getType(), inputs,
-        fill(firstOps.getSumIdentity(rewriter)), maps, iterators,
-        [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
-          Value term = firstOps.product(b, nestedLoc, args.drop_back());
-          linalg::YieldOp::create(
-              b, nestedLoc, firstOps.sum(b, nestedLoc, args.back(), term));
-        });
-    Value result = generic.getResult(0);
-    if (semiring == Semiring::Log) {
-      SmallVector<Value> withMax(inputs);
-      withMax.push_back(result);
-      SmallVector<AffineMap> mapsWithMax(maps.begin(), maps.end() - 1);
-      mapsWithMax.push_back(outputMap);
-      mapsWithMax.push_back(outputMap);
-      auto sums = linalg::GenericOp::create(
-          rewriter, loc, empty.getType(), withMax,
-          fill(rewriter.getZeroAttr(accType)), mapsWithMax, iterators,
-          [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
-            Value term = ops.product(b, nestedLoc, args.drop_back(2));
-            Value max = args[args.size() - 2];
-            // exp(term - M): 0 where the term is M (infinities too, where
-            // the difference is NaN), never the exponential of a large value.
-            Value same = arith::CmpFOp::create(
-                b, nestedLoc, arith::CmpFPredicate::OEQ, term, max);
-            Value shifted = arith::SelectOp::create(
-                b, nestedLoc, same,
-                arith::ConstantOp::create(b, nestedLoc,
-                                          b.getZeroAttr(accType)),
-                arith::SubFOp::create(b, nestedLoc, term, max));
-            Value e = math::ExpOp::create(b, nestedLoc, shifted);
-            linalg::YieldOp::create(
-                b, nestedLoc,
-                arith::AddFOp::create(b, nestedLoc, args.back(), e)
-                    .getResult());
-          });
-      unsigned rank = res.numOutputDims();
-      AffineMap id = rewriter.getMultiDimIdentityMap(rank);
-      result = linalg::GenericOp::create(
-                   rewriter, loc, empty.getType(),
-                   ValueRange{result, sums.getResult(0)}, empty,
-                   ArrayRef<AffineMap>{id, id, id},
-                   SmallVector<utils::IteratorType>(
-                       rank, utils::IteratorType::parallel),
-                   [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
-                     Value log = math::LogOp::create(b, nestedLoc, args[1]);
-                     linalg::YieldOp::create(
-                         b, nestedLoc,
-                         arith::AddFOp::create(b, nestedLoc, args[0], log)
-                             .getResult());
-                   })
-                   .getResult(0);
-    }
+    SemiringLowering lowering{loc,  res,        inputs,       maps,
+                              outputMap, iterators, accType, dynamicSizes};
+    Value result = lowering.build(rewriter, semiring);
 
     if (accType != elementType) {
       // Truncate the f32 accumulator to the element type.

@@ -83,3 +83,125 @@ func.func @log(%a: tensor<4x5xf32>, %b: tensor<5x6xf32>) -> tensor<4x6xf32> {
   %0 = einsum.contract "ij,jk->ik"(%a, %b) {semiring = #einsum.semiring<log>} : tensor<4x5xf32>, tensor<5x6xf32>
   return %0 : tensor<4x6xf32>
 }
+
+// -----
+
+// A product with at least 8 terms per operand element: log as a plus-times
+// product of exp(a - max_j a) and exp(b - max_j b) (maxima made 0 where not
+// finite), then log(S) + the maxima; a run-time check of S (small sums lost
+// terms to underflow; infinities, NaNs) sends the whole result to the
+// definition above.
+// CHECK-LABEL: func @log_scaled
+// CHECK-SAME: (%[[A:.*]]: tensor<32x48xf32>, %[[B:.*]]: tensor<48x64xf32>)
+// CHECK: %[[MA:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[A]] : tensor<32x48xf32>) outs(%{{.*}} : tensor<32xf32>)
+// CHECK:   arith.maximumf
+// CHECK: %[[EA:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[MA]] : tensor<32x48xf32>, tensor<32xf32>) outs(%{{.*}} : tensor<32x48xf32>)
+// CHECK:   %[[ABS:.*]] = math.absf
+// CHECK:   %[[FINITE:.*]] = arith.cmpf olt, %[[ABS]]
+// CHECK:   %[[SAFE:.*]] = arith.select %[[FINITE]]
+// CHECK:   %[[SHIFTED:.*]] = arith.subf %{{.*}}, %[[SAFE]] : f32
+// CHECK:   math.exp %[[SHIFTED]] : f32
+// CHECK: %[[MB:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[B]] : tensor<48x64xf32>) outs(%{{.*}} : tensor<64xf32>)
+// CHECK: %[[EB:.*]] = linalg.generic {{.*}} ins(%[[B]], %[[MB]] : tensor<48x64xf32>, tensor<64xf32>)
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[EA]], %[[EB]] : tensor<32x48xf32>, tensor<48x64xf32>)
+// CHECK:   arith.mulf {{.*}} fastmath<contract>
+// CHECK:   arith.addf {{.*}} fastmath<contract>
+// CHECK: %[[FAST:.*]] = linalg.generic {{.*}} ins(%[[S]], %[[MA]], %[[MB]] : tensor<32x64xf32>, tensor<32xf32>, tensor<64xf32>)
+// CHECK:   math.log
+// CHECK: %[[BAD:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%[[S]] : tensor<32x64xf32>) outs(%{{.*}} : tensor<i32>)
+// CHECK:   arith.constant 1.000000e-24 : f32
+// CHECK:   arith.cmpf oge
+// CHECK: %[[FLAG:.*]] = tensor.extract %[[BAD]][]
+// CHECK: %[[ANY:.*]] = arith.cmpi ne, %[[FLAG]]
+// CHECK: %[[R:.*]] = scf.if %[[ANY]] -> (tensor<32x64xf32>) {
+// CHECK:   linalg.generic {{.*}} ins(%[[A]], %[[B]] : {{.*}})
+// CHECK:     arith.maximumf
+// CHECK:   math.exp
+// CHECK:   math.log
+// CHECK: } else {
+// CHECK:   scf.yield %[[FAST]]
+// CHECK: return %[[R]]
+func.func @log_scaled(%a: tensor<32x48xf32>, %b: tensor<48x64xf32>) -> tensor<32x64xf32> {
+  %0 = einsum.contract "ij,jk->ik"(%a, %b) {semiring = #einsum.semiring<log>} : tensor<32x48xf32>, tensor<48x64xf32>
+  return %0 : tensor<32x64xf32>
+}
+
+// -----
+
+// f64 keeps terms down to 1e-280 of the largest.
+// CHECK-LABEL: func @log_scaled_f64
+// CHECK: arith.constant 9.9999999999999996E-281 : f64
+func.func @log_scaled_f64(%a: tensor<32x48xf64>, %b: tensor<48x64xf64>) -> tensor<32x64xf64> {
+  %0 = einsum.contract "ij,jk->ik"(%a, %b) {semiring = #einsum.semiring<log>} : tensor<32x48xf64>, tensor<48x64xf64>
+  return %0 : tensor<32x64xf64>
+}
+
+// -----
+
+// Repeated labels (a diagonal) keep the definition.
+// CHECK-LABEL: func @log_diagonal
+// CHECK-NOT: scf.if
+// CHECK: math.exp
+// CHECK-NOT: scf.if
+func.func @log_diagonal(%a: tensor<48x48x32xf32>, %b: tensor<48x64xf32>) -> tensor<32x64xf32> {
+  %0 = einsum.contract "jji,jk->ik"(%a, %b) {semiring = #einsum.semiring<log>} : tensor<48x48x32xf32>, tensor<48x64xf32>
+  return %0 : tensor<32x64xf32>
+}
+
+// -----
+
+// max, min, max_times on floats, compute-bound: each operand is scanned for
+// NaN (bit 1), +inf (bit 2) and -inf (bit 4); without NaN and without both
+// infinities (for max_times: without any) no term can be NaN, and the max
+// needs no NaN handling (fastmath<nnan,nsz>: one vmaxps).
+// CHECK-LABEL: func @max_checked
+// CHECK-SAME: (%[[A:.*]]: tensor<32x48xf32>, %[[B:.*]]: tensor<48x64xf32>)
+// CHECK: %[[SA:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<32x48xf32>) outs(%{{.*}} : tensor<i32>)
+// CHECK:   arith.cmpf uno
+// CHECK:   arith.cmpf oeq, %{{.*}}, %{{.*}} : f32
+// CHECK:   arith.cmpf oeq, %{{.*}}, %{{.*}} : f32
+// CHECK: %[[BA:.*]] = tensor.extract %[[SA]][]
+// CHECK: %[[SB:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<48x64xf32>) outs(%{{.*}} : tensor<i32>)
+// CHECK: %[[BB:.*]] = tensor.extract %[[SB]][]
+// CHECK: %[[BITS:.*]] = arith.ori %[[BA]], %[[BB]]
+// CHECK: %[[NAN:.*]] = arith.andi %[[BITS]], %c1_i32
+// CHECK: %[[NONAN:.*]] = arith.cmpi eq, %[[NAN]]
+// CHECK: %[[INF:.*]] = arith.andi %[[BITS]], %c6_i32
+// CHECK: %[[NOTBOTH:.*]] = arith.cmpi ne, %[[INF]]
+// CHECK: %[[SAFE:.*]] = arith.andi %[[NONAN]], %[[NOTBOTH]] : i1
+// CHECK: scf.if %[[SAFE]]
+// CHECK:   arith.addf
+// CHECK:   arith.maximumf %{{.*}}, %{{.*}} fastmath<nnan,nsz> : f32
+// CHECK: } else {
+// CHECK:   arith.addf
+// CHECK:   arith.maximumf %{{.*}}, %{{.*}} : f32
+func.func @max_checked(%a: tensor<32x48xf32>, %b: tensor<48x64xf32>) -> tensor<32x64xf32> {
+  %0 = einsum.contract "ij,jk->ik"(%a, %b) {semiring = #einsum.semiring<max>} : tensor<32x48xf32>, tensor<48x64xf32>
+  return %0 : tensor<32x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @max_times_checked
+// CHECK: %[[BA:.*]] = tensor.extract
+// CHECK: %[[BB:.*]] = tensor.extract
+// CHECK: %[[BITS:.*]] = arith.ori %[[BA]], %[[BB]]
+// CHECK: %[[SAFE:.*]] = arith.cmpi eq, %[[BITS]], %{{.*}} : i32
+// CHECK: scf.if %[[SAFE]]
+// CHECK:   arith.mulf
+// CHECK:   arith.maximumf %{{.*}}, %{{.*}} fastmath<nnan,nsz> : f32
+func.func @max_times_checked(%a: tensor<32x48xf32>, %b: tensor<48x64xf32>) -> tensor<32x64xf32> {
+  %0 = einsum.contract "ij,jk->ik"(%a, %b) {semiring = #einsum.semiring<max_times>} : tensor<32x48xf32>, tensor<48x64xf32>
+  return %0 : tensor<32x64xf32>
+}
+
+// -----
+
+// Integers need no check (maxsi is one instruction).
+// CHECK-LABEL: func @max_i32_unchecked
+// CHECK-NOT: scf.if
+// CHECK: arith.maxsi
+func.func @max_i32_unchecked(%a: tensor<32x48xi32>, %b: tensor<48x64xi32>) -> tensor<32x64xi32> {
+  %0 = einsum.contract "ij,jk->ik"(%a, %b) {semiring = #einsum.semiring<max>} : tensor<32x48xi32>, tensor<48x64xi32>
+  return %0 : tensor<32x64xi32>
+}

@@ -42,7 +42,8 @@ def brute(semiring, equation, operands):
         for e in expanded:
             term = term * (e != 0) if semiring == "bool" else term * e
     else:
-        term = sum(expanded)
+        with np.errstate(invalid="ignore"):
+            term = sum(expanded)
     summed = tuple(i for i, l in enumerate(labels) if l not in output)
     if semiring in ("max", "max_times"):
         result = term.max(axis=summed, initial=-np.inf)
@@ -80,8 +81,10 @@ def run(semiring, equation, operands, dtype):
 def compare(name, got, want, tolerance):
     both_inf = (np.isinf(got) & np.isinf(want) & (np.sign(got) ==
                                                   np.sign(want)))
+    both_nan = np.isnan(got) & np.isnan(want)
     with np.errstate(invalid="ignore"):
-        error = np.where(both_inf, 0, np.abs(got - want))
+        error = np.where(both_inf | both_nan, 0, np.abs(got - want))
+    error = np.where(np.isnan(error), np.inf, error)
     worst = float(error.max()) if error.size else 0.0
     ok = worst <= tolerance
     print("%s %s (max abs error %.3g)" % ("PASS" if ok else "FAIL", name,
@@ -122,5 +125,63 @@ want = brute("log", "ij,jk->ik", [a.astype(np.float32).astype(np.float64),
                                   b.astype(np.float32).astype(np.float64)])
 failures += not compare("log -1e4..0 with -inf, f32", got, want, 2e-3)
 failures += not compare("log all -inf row", got[0], want[0], 0)
+
+# Products large enough for the fast forms (at least 8 terms per operand
+# element): log as a GEMM of exp(a - max) and exp(b - max), max/min with
+# NaN-free vmaxps after a scan of the operands. Each case is run where the
+# fast form applies and where the run-time check sends it to the definition.
+def logspace(shape, low):
+    return rng.uniform(low, 0, shape)
+
+
+def check(name, semiring, equation, ops, dtype, tolerance):
+    global failures
+    got = run(semiring, equation, ops, dtype)
+    want = brute(semiring, equation,
+                 [o.astype(dtype).astype(np.float64) for o in ops])
+    failures += not compare(name, got, want, tolerance)
+
+
+check("log scaled f32", "log", "ij,jk->ik",
+      [logspace((40, 60), -20), logspace((60, 50), -20)], np.float32, 1e-4)
+check("log scaled f64", "log", "bij,bjk->bik",
+      [logspace((3, 20, 70), -30), logspace((3, 70, 24), -30)], np.float64,
+      1e-9)
+check("log scaled transposed output", "log", "kj,ik->ji",
+      [logspace((64, 30), -5), logspace((20, 64), -5)], np.float32, 1e-4)
+# -1e4..0 with -inf entries, a -inf row and a -inf column: the scaled sums
+# underflow, the definition runs.
+a, b = logspace((40, 60), -1e4), logspace((60, 50), -1e4)
+a[0, :] = -np.inf
+a[2, 5] = -np.inf
+b[:, 3] = -np.inf
+check("log scaled -1e4..0 with -inf, f32", "log", "ij,jk->ik", [a, b],
+      np.float32, 2e-3)
+check("log scaled -1e4..0 with -inf, f64", "log", "ij,jk->ik", [a, b],
+      np.float64, 1e-8)
+# One row spread over 1e4 among moderate ones: the whole result by the
+# definition.
+a, b = logspace((40, 60), -10), logspace((60, 50), -10)
+a[7, :30] = -1e4
+a[7, 30:] = -2e4
+check("log one wide row", "log", "ij,jk->ik", [a, b], np.float32, 1e-3)
+a, b = logspace((40, 60), -10), logspace((60, 50), -10)
+a[3, 4] = np.inf
+check("log +inf entry", "log", "ij,jk->ik", [a, b], np.float32, 1e-4)
+a[3, 4] = np.nan
+check("log NaN entry", "log", "ij,jk->ik", [a, b], np.float32, 1e-4)
+
+for semiring in ("max", "min", "max_times"):
+    a, b = rng.uniform(-1, 1, (40, 60)), rng.uniform(-1, 1, (60, 50))
+    check(semiring + " checked", semiring, "ij,jk->ik", [a, b], np.float32,
+          1e-6)
+    a[1, 2], b[4, 5] = -np.inf, -np.inf
+    check(semiring + " checked -inf", semiring, "ij,jk->ik", [a, b],
+          np.float32, 1e-6)
+    a[3, 4], b[2, 9] = np.inf, -np.inf
+    check(semiring + " +inf and -inf", semiring, "ij,jk->ik", [a, b],
+          np.float32, 1e-6)
+    a[5, 6] = np.nan
+    check(semiring + " NaN", semiring, "ij,jk->ik", [a, b], np.float64, 1e-12)
 print("%d failed" % failures)
 sys.exit(1 if failures else 0)
