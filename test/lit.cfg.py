@@ -56,6 +56,15 @@ try:
 except (OSError, subprocess.CalledProcessError):
     pass
 
+# torch (Debian's python3-torch): the autograd oracle of the gradient tests.
+try:
+    subprocess.check_call([config.python_executable, "-c", "import torch"],
+                          stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+    config.available_features.add("torch")
+except (OSError, subprocess.CalledProcessError):
+    pass
+
 # ptxas (CUDA toolkit, found at configure time): the emitted PTX must
 # assemble for sm_90.
 if config.ptxas and os.path.exists(config.ptxas):

@@ -55,4 +55,55 @@ def EinsumOptimizePathPass : Pass<"einsum-optimize-path"> {
   ];
 }
 
+def EinsumGradPass : Pass<"einsum-grad", "::mlir::ModuleOp"> {
+  let summary = "Emit the vector-Jacobian product of einsum functions as "
+                "einsums";
+  let description = [{
+    For every `func.func` with one tensor result whose body is
+    `einsum.contract` ops (and the f32 casts `einsum-optimize-path` adds),
+    adds `@NAME_grad(%args..., %grad_output) -> (gradients)`: the gradient
+    of `sum(result * grad_output)` with respect to the arguments `wrt` names
+    (default: all), by reverse-mode differentiation of the body. Run after
+    `einsum-optimize-path`, so that the forward intermediates of a path are
+    computed once and every step is differentiated as a binary einsum.
+
+    The gradient of an ordinary (plus-times) einsum with respect to operand
+    i is one einsum: the output gradient and the other operands, contracted
+    to operand i's labels. Labels that operand i alone has (summed in the
+    forward einsum) come from an operand of ones, so are its broadcast axes
+    of size 1 (summed back to size 1); a label repeated in operand i
+    (`ii->i`, `iij->ij`) puts the gradient on the diagonal through an
+    identity matrix per repeated axis. Ellipsis dims get letters of their
+    own. Gradients reaching a value along several uses are added
+    (`arith.addf` on tensors).
+
+    Other semirings differentiate as semiring-einsum and genbmm define it:
+    one `linalg.generic` over the iteration space weighs each term by its
+    marginal, exp(term - result) for `log` (the softmax weights), by the
+    indicator term == result for `max` and `min` (every maximal term), and
+    for `max_times` by that indicator times the product of the other
+    operands; diagonals and broadcast axes as above. `bool` has no gradient.
+
+    Input invariant: verified einsum ops on float tensors. Output IR: the
+    original functions, unchanged, and the `_grad` functions (einsum ops,
+    `linalg.generic`/`linalg.fill` for ones, identities and semiring
+    gradients, `arith` casts and additions on tensors). A function that
+    holds another op on the path from an argument to the result is an
+    error naming the op.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+  let options = [
+    ListOption<"wrt", "wrt", "unsigned",
+               "The arguments to differentiate (default: all)">,
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "Only this function (default: every function of einsum ops)">,
+  ];
+}
+
 #endif // EINSUM_DIALECT_EINSUM_TRANSFORMS_PASSES
