@@ -13,6 +13,7 @@
 #include "EngineImpl.h"
 
 #include "einsum/Dialect/Einsum/IR/EinsumOps.h"
+#include "einsum/Dialect/Einsum/Transforms/Passes.h"
 #include "einsum/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -498,6 +499,52 @@ llvm::Expected<OwningOpRef<ModuleOp>> Engine::Impl::buildEquationModule(
   if (failed(verify(*module)))
     return makeInternalError("the kernel module does not verify");
   return std::move(module);
+}
+
+llvm::Expected<std::string>
+Engine::gradientSource(llvm::StringRef equation,
+                       llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+                       ElementType elementType, unsigned wrt,
+                       const CompileOptions &options) {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  if (!isFloat(elementType))
+    return makeError("gradients need floating-point operands, not " +
+                     getName(elementType));
+  if (wrt >= shapes.size())
+    return makeError("--grad: operand " + llvm::Twine(wrt) +
+                     " does not exist (the einsum has " +
+                     llvm::Twine(shapes.size()) + " operands)");
+  if (llvm::Error err = checkSemiring(options.semiring, elementType))
+    return std::move(err);
+  llvm::Expected<EinsumResolution> resolved =
+      resolveEquationKernel(equation, shapes);
+  if (!resolved)
+    return resolved.takeError();
+  llvm::Expected<OwningOpRef<ModuleOp>> module = impl->buildEquationModule(
+      equation, shapes, elementType, *resolved, "einsum_forward",
+      /*returnResult=*/true, *parseSemiring(options.semiring));
+  if (!module)
+    return module.takeError();
+  PathOptions path = makePathOptions(options, elementType);
+  if (llvm::Error err =
+          impl->runPipeline(module->get(), [&](OpPassManager &pm) {
+            EinsumOptimizePathPassOptions pathOptions;
+            pathOptions.strategy = options.pathStrategy;
+            pathOptions.memoryLimit = path.memoryLimit;
+            pathOptions.minimize = options.minimize;
+            pm.addPass(createEinsumOptimizePathPass(pathOptions));
+            EinsumGradPassOptions gradOptions;
+            gradOptions.wrt = {wrt};
+            gradOptions.function = "einsum_forward";
+            pm.addPass(createEinsumGradPass(gradOptions));
+          }))
+    return std::move(err);
+  if (auto forward = (*module)->lookupSymbol<func::FuncOp>("einsum_forward"))
+    forward.erase();
+  std::string source;
+  llvm::raw_string_ostream os(source);
+  (*module)->print(os);
+  return source;
 }
 
 llvm::Expected<OwningOpRef<ModuleOp>>

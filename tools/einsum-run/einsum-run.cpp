@@ -75,6 +75,19 @@ static cl::opt<std::string>
                      "llvm-dialect, llvm-ir, or ptx (the kernels' PTX, "
                      "--target=cuda)"),
             cl::value_desc("STAGE"), cl::init(""), cl::cat(category));
+static cl::opt<int> gradOpt(
+    "grad",
+    cl::desc("Run the gradient of the einsum with respect to operand N "
+             "instead (einsum-grad: the vector-Jacobian product for the "
+             "output gradient --grad-output); its result has operand N's "
+             "shape"),
+    cl::value_desc("N"), cl::init(-1), cl::cat(category));
+static cl::opt<std::string> gradOutputOpt(
+    "grad-output",
+    cl::desc("The output gradient for --grad, as an --input (@FILE.npy, "
+             "SHAPExTYPE, ...); default: ones, the gradient of the sum of "
+             "the result (torch's einsum(...).sum().backward())"),
+    cl::value_desc("SPEC"), cl::init(""), cl::cat(category));
 static cl::opt<bool>
     checkOpt("check",
              cl::desc("Compare with the reference evaluator; exit 1 on a "
@@ -462,6 +475,9 @@ int main(int argc, char **argv) {
   options.vectorBits = vectorBitsOpt;
   options.diskCache = !noCacheOpt;
   options.semiring = semiringOpt;
+  if (moduleMode && gradOpt.getNumOccurrences())
+    fail("--grad applies to --equation; for an .mlir file, run einsum-opt "
+         "-einsum-grad and the entry NAME_grad");
   if (moduleMode && semiringOpt.getNumOccurrences())
     fail("--semiring applies to --equation; an .mlir file's einsums carry "
          "their own (#einsum.semiring)");
@@ -517,11 +533,48 @@ int main(int argc, char **argv) {
       llvm::outs() << (explainJson ? path.getJSON(equationOpt)
                                    : path.getReport(equationOpt));
     }
-    if (stage) {
+    if (gradOpt.getNumOccurrences()) {
+      if (gradOpt < 0)
+        fail("--grad needs an operand number (0, 1, ...), not " +
+             std::to_string(gradOpt));
+      if (checkOpt)
+        fail("--check compares einsums with the reference evaluator, not "
+             "gradients (grad.test compares them with torch.autograd)");
+      std::string source = check(
+          engine.gradientSource(equationOpt, shapes, type, gradOpt, options),
+          "einsum: ");
+      // The output gradient: given, or ones.
+      HostTensor gradOutput;
+      if (!gradOutputOpt.empty()) {
+        gradOutput = materialize(parseInputSpec(gradOutputOpt, inputs.size()),
+                                 inputs.size(), seedOpt);
+      } else {
+        gradOutput = check(HostTensor::create(type, resolution->outputShape),
+                           "--grad-output: ");
+        for (int64_t i = 0, e = gradOutput.getNumElements(); i < e; ++i)
+          gradOutput.setFromDouble(i, 1.0);
+      }
+      if (gradOutput.getShape() !=
+              llvm::ArrayRef<int64_t>(resolution->outputShape) ||
+          gradOutput.getElementType() != type)
+        fail("--grad-output: the output gradient is a " +
+             gradOutput.getTypeString() + " array, but the einsum's result is " +
+             formatTensorType(resolution->outputShape, type));
+      inputs.push_back(std::move(gradOutput));
+      if (stage) {
+        out << check(engine.emitModule(source, "<gradient>",
+                                       Engine::kGradEntry, *stage, options));
+        exitWith(0);
+      }
+      kernel = check(engine.compileModule(source, "<gradient>",
+                                          Engine::kGradEntry, options));
+      resolution.reset();
+    } else if (stage) {
       out << check(engine.emit(equationOpt, shapes, type, *stage, options));
       exitWith(0);
+    } else {
+      kernel = check(engine.compile(equationOpt, shapes, type, options));
     }
-    kernel = check(engine.compile(equationOpt, shapes, type, options));
   } else {
     std::unique_ptr<llvm::MemoryBuffer> file =
         check(readRegularFile(inputFile));

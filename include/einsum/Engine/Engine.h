@@ -247,6 +247,17 @@ public:
        ElementType elementType, Stage stage,
        const CompileOptions &options = {});
 
+  /// The .mlir source of the gradient of an equation with respect to
+  /// operand `wrt` (einsum-grad after the contraction path of `options`):
+  /// function `kGradEntry`(operands..., grad_output) -> the gradient, for
+  /// compileModule. The operands must be of a float type.
+  static constexpr const char *kGradEntry = "einsum_forward_grad";
+  llvm::Expected<std::string>
+  gradientSource(llvm::StringRef equation,
+                 llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+                 ElementType elementType, unsigned wrt,
+                 const CompileOptions &options = {});
+
   /// Compiles function `entry` of the .mlir source `source` (`name` names it
   /// in diagnostics).
   llvm::Expected<std::shared_ptr<Kernel>>
