@@ -117,6 +117,24 @@ einsumCompile(EinsumEngine engine, const char *equation, int numOperands,
               EinsumKernel *kernel, char **error);
 EINSUM_CAPI_EXPORTED void einsumKernelDestroy(EinsumKernel kernel);
 
+/* Compiles the gradient of `equation` (in options->semiring) with respect to
+   operand `wrt`: a kernel of numOperands + 1 operands (the operands, then
+   the output gradient, of the einsum's result shape) whose output has
+   operand `wrt`'s shape: the vector-Jacobian product (einsum-grad). Float
+   element types only. */
+EINSUM_CAPI_EXPORTED int
+einsumCompileGrad(EinsumEngine engine, const char *equation, int numOperands,
+                  const int *ranks, const int64_t *const *shapes,
+                  EinsumElementType type, const EinsumOptions *options,
+                  int wrt, EinsumKernel *kernel, char **error);
+
+/* The number of operands a kernel takes, and operand i's rank and shape
+   (owned by the kernel; -1 and NULL for an i out of range). */
+EINSUM_CAPI_EXPORTED int einsumKernelNumOperands(EinsumKernel kernel);
+EINSUM_CAPI_EXPORTED int einsumKernelOperandRank(EinsumKernel kernel, int i);
+EINSUM_CAPI_EXPORTED const int64_t *einsumKernelOperandShape(EinsumKernel kernel,
+                                                             int i);
+
 /* The output's rank and shape (owned by the kernel). */
 EINSUM_CAPI_EXPORTED int einsumKernelOutputRank(EinsumKernel kernel);
 EINSUM_CAPI_EXPORTED const int64_t *einsumKernelOutputShape(EinsumKernel kernel);

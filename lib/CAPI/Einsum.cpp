@@ -294,6 +294,51 @@ int einsumCompile(EinsumEngine engine, const char *equation, int numOperands,
 
 void einsumKernelDestroy(EinsumKernel kernel) { delete kernel; }
 
+int einsumCompileGrad(EinsumEngine engine, const char *equation,
+                      int numOperands, const int *ranks,
+                      const int64_t *const *shapes, EinsumElementType type,
+                      const EinsumOptions *options, int wrt,
+                      EinsumKernel *kernel, char **error) {
+  if (!kernel)
+    return fail(error, "einsum: no kernel pointer");
+  Request request;
+  if (int rc = prepare(engine, equation, numOperands, ranks, shapes, type,
+                       options, request, error))
+    return rc;
+  if (wrt < 0)
+    return fail(error, "einsum: the operand to differentiate must be 0 or "
+                       "more, not " +
+                           std::to_string(wrt));
+  request.options.gradOperand = wrt;
+  llvm::Expected<std::shared_ptr<Kernel>> compiled = engine->engine.compile(
+      equation, request.shapes, request.elementType, request.options);
+  if (!compiled)
+    return fail(error, "einsum: " + llvm::toString(compiled.takeError()));
+  auto *impl = new EinsumKernelImpl();
+  impl->kernel = std::move(*compiled);
+  for (llvm::ArrayRef<int64_t> shape : impl->kernel->getInputShapes())
+    impl->inputShapes.emplace_back(shape.begin(), shape.end());
+  impl->elementSize = getByteWidth(request.elementType);
+  *kernel = impl;
+  return 0;
+}
+
+int einsumKernelNumOperands(EinsumKernel kernel) {
+  return kernel ? static_cast<int>(kernel->inputShapes.size()) : -1;
+}
+
+int einsumKernelOperandRank(EinsumKernel kernel, int i) {
+  if (!kernel || i < 0 || i >= static_cast<int>(kernel->inputShapes.size()))
+    return -1;
+  return static_cast<int>(kernel->inputShapes[i].size());
+}
+
+const int64_t *einsumKernelOperandShape(EinsumKernel kernel, int i) {
+  if (!kernel || i < 0 || i >= static_cast<int>(kernel->inputShapes.size()))
+    return nullptr;
+  return kernel->inputShapes[i].data();
+}
+
 int einsumKernelOutputRank(EinsumKernel kernel) {
   return kernel ? static_cast<int>(kernel->kernel->getOutputShape().size())
                 : -1;

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -443,7 +444,11 @@ engine_impl::resolveEquationKernel(llvm::StringRef equation,
 llvm::Expected<OwningOpRef<ModuleOp>> Engine::Impl::buildEquationModule(
     llvm::StringRef equation, llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
     ElementType elementType, const EinsumResolution &resolution,
-    llvm::StringRef functionName, bool returnResult, Semiring semiring) {
+    llvm::StringRef functionName, bool returnResult, Semiring semiring,
+    int gradOperand, const CompileOptions *options) {
+  if (gradOperand >= 0)
+    return buildGradientModule(equation, shapes, elementType, resolution,
+                               functionName, semiring, gradOperand, *options);
   SemiringAttr semiringAttr =
       semiring == Semiring::PlusTimes
           ? SemiringAttr()
@@ -501,50 +506,95 @@ llvm::Expected<OwningOpRef<ModuleOp>> Engine::Impl::buildEquationModule(
   return std::move(module);
 }
 
-llvm::Expected<std::string>
-Engine::gradientSource(llvm::StringRef equation,
-                       llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
-                       ElementType elementType, unsigned wrt,
-                       const CompileOptions &options) {
-  std::lock_guard<std::mutex> lock(impl->mutex);
+llvm::Error engine_impl::checkGradient(const CompileOptions &options,
+                                       size_t numOperands,
+                                       ElementType elementType) {
+  if (options.gradOperand < 0)
+    return llvm::Error::success();
+  if (static_cast<size_t>(options.gradOperand) >= numOperands)
+    return makeError("the gradient of operand " +
+                     llvm::Twine(options.gradOperand) +
+                     ": the einsum has " + llvm::Twine(numOperands) +
+                     " operands");
   if (!isFloat(elementType))
     return makeError("gradients need floating-point operands, not " +
                      getName(elementType));
-  if (wrt >= shapes.size())
-    return makeError("--grad: operand " + llvm::Twine(wrt) +
-                     " does not exist (the einsum has " +
-                     llvm::Twine(shapes.size()) + " operands)");
-  if (llvm::Error err = checkSemiring(options.semiring, elementType))
-    return std::move(err);
-  llvm::Expected<EinsumResolution> resolved =
-      resolveEquationKernel(equation, shapes);
-  if (!resolved)
-    return resolved.takeError();
-  llvm::Expected<OwningOpRef<ModuleOp>> module = impl->buildEquationModule(
-      equation, shapes, elementType, *resolved, "einsum_forward",
-      /*returnResult=*/true, *parseSemiring(options.semiring));
+  if (options.target != "cpu")
+    return makeError("gradients are compiled for the cpu target, not " +
+                     options.target);
+  if (llvm::StringRef(options.pathStrategy).starts_with("explicit"))
+    return makeError("an explicit path names the steps of one einsum; a "
+                     "gradient's einsums take a searched path (auto, "
+                     "optimal, dp, greedy or left-to-right)");
+  return llvm::Error::success();
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>> Engine::Impl::buildGradientModule(
+    llvm::StringRef equation, llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+    ElementType elementType, const EinsumResolution &resolution,
+    llvm::StringRef functionName, Semiring semiring, unsigned gradOperand,
+    const CompileOptions &options) {
+  constexpr llvm::StringLiteral kForward = "einsum_forward";
+  llvm::Expected<OwningOpRef<ModuleOp>> module =
+      buildEquationModule(equation, shapes, elementType, resolution, kForward,
+                          /*returnResult=*/true, semiring);
   if (!module)
     return module.takeError();
   PathOptions path = makePathOptions(options, elementType);
-  if (llvm::Error err =
-          impl->runPipeline(module->get(), [&](OpPassManager &pm) {
-            EinsumOptimizePathPassOptions pathOptions;
-            pathOptions.strategy = options.pathStrategy;
-            pathOptions.memoryLimit = path.memoryLimit;
-            pathOptions.minimize = options.minimize;
-            pm.addPass(createEinsumOptimizePathPass(pathOptions));
-            EinsumGradPassOptions gradOptions;
-            gradOptions.wrt = {wrt};
-            gradOptions.function = "einsum_forward";
-            pm.addPass(createEinsumGradPass(gradOptions));
-          }))
+  if (llvm::Error err = runPipeline(module->get(), [&](OpPassManager &pm) {
+        EinsumOptimizePathPassOptions pathOptions;
+        pathOptions.strategy = options.pathStrategy;
+        pathOptions.memoryLimit = path.memoryLimit;
+        pathOptions.minimize = options.minimize;
+        pm.addPass(createEinsumOptimizePathPass(pathOptions));
+        EinsumGradPassOptions gradOptions;
+        gradOptions.wrt = {gradOperand};
+        gradOptions.function = kForward.str();
+        pm.addPass(createEinsumGradPass(gradOptions));
+      }))
     return std::move(err);
-  if (auto forward = (*module)->lookupSymbol<func::FuncOp>("einsum_forward"))
-    forward.erase();
-  std::string source;
-  llvm::raw_string_ostream os(source);
-  (*module)->print(os);
-  return source;
+  ModuleOp m = module->get();
+  m.lookupSymbol<func::FuncOp>(kForward).erase();
+  auto gradient = m.lookupSymbol<func::FuncOp>((kForward + "_grad").str());
+
+  // The destination-passing entry: operands, output gradient, result.
+  OpBuilder b(&getContext());
+  Location loc = gradient.getLoc();
+  Type type = getMLIRType(elementType, &getContext());
+  SmallVector<Type> argTypes;
+  for (Type t : gradient.getFunctionType().getInputs())
+    argTypes.push_back(
+        MemRefType::get(cast<RankedTensorType>(t).getShape(), type));
+  argTypes.push_back(MemRefType::get(shapes[gradOperand], type));
+  b.setInsertionPointToEnd(m.getBody());
+  auto func = func::FuncOp::create(b, loc, functionName,
+                                   b.getFunctionType(argTypes, {}));
+  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), b.getUnitAttr());
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  // The gradient function's body, inlined.
+  IRMapping mapping;
+  for (auto [arg, t] : llvm::zip(gradient.getArguments(),
+                                 gradient.getFunctionType().getInputs()))
+    mapping.map(arg, bufferization::ToTensorOp::create(
+                         b, loc, t, body->getArgument(arg.getArgNumber()),
+                         /*restrict=*/true, /*writable=*/false));
+  for (Operation &op : gradient.getBody().front()) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      auto materialize = bufferization::MaterializeInDestinationOp::create(
+          b, loc, mapping.lookup(ret.getOperand(0)),
+          body->getArguments().back());
+      materialize.setRestrict(true);
+      materialize.setWritable(true);
+      break;
+    }
+    b.clone(op, mapping);
+  }
+  func::ReturnOp::create(b, loc);
+  gradient.erase();
+  if (failed(verify(m)))
+    return makeInternalError("the gradient module does not verify");
+  return std::move(*module);
 }
 
 llvm::Expected<OwningOpRef<ModuleOp>>

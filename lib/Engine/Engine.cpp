@@ -89,7 +89,8 @@ std::string CompileOptions::getCacheKey() const {
          std::to_string(threads) + "/" + pathStrategy + "/" +
          std::to_string(memoryLimit) + "/" + minimize +
          (vectorize ? "/v" + std::to_string(vectorBits) : "/novec") +
-         (semiring == "plus_times" ? "" : "/" + semiring);
+         (semiring == "plus_times" ? "" : "/" + semiring) +
+         (gradOperand >= 0 ? "/grad" + std::to_string(gradOperand) : "");
 }
 
 //===----------------------------------------------------------------------===//
@@ -668,6 +669,8 @@ Engine::compile(llvm::StringRef equation,
       getEquationFlops(resolution, shapes.size(), options, elementType);
   if (!flops)
     return flops.takeError();
+  if (llvm::Error err = checkGradient(options, shapes.size(), elementType))
+    return std::move(err);
   std::shared_ptr<Kernel> kernel(new Kernel());
   kernel->onDevice = options.target == "cuda";
   for (const llvm::SmallVector<int64_t> &shape : shapes) {
@@ -676,8 +679,14 @@ Engine::compile(llvm::StringRef equation,
   }
   kernel->outputShape.assign(resolution.outputShape.begin(),
                              resolution.outputShape.end());
+  if (options.gradOperand >= 0) {
+    // The output gradient in, the operand's gradient out.
+    kernel->inputShapes.push_back(kernel->outputShape);
+    kernel->inputTypes.push_back(elementType);
+    kernel->outputShape = shapes[options.gradOperand];
+  }
   kernel->elementType = elementType;
-  kernel->resultRank = resolution.numOutputDims();
+  kernel->resultRank = kernel->outputShape.size();
   kernel->flops = *flops;
   kernel->signature = kernel->getSignature().encode();
   std::string diskKey = impl->getDiskKey(key, options);
@@ -685,7 +694,8 @@ Engine::compile(llvm::StringRef equation,
     auto module =
         impl->buildEquationModule(equation, shapes, elementType, resolution,
                                   kKernelName, /*returnResult=*/false,
-                                  *parseSemiring(options.semiring));
+                                  *parseSemiring(options.semiring),
+                                  options.gradOperand, &options);
     if (!module)
       return module.takeError();
     // The equation resolved: a failure from here on is the compiler's.
@@ -725,10 +735,13 @@ Engine::emit(llvm::StringRef equation,
     return resolution.takeError();
   if (llvm::Error err = checkSemiring(options.semiring, elementType))
     return std::move(err);
+  if (llvm::Error err = checkGradient(options, shapes.size(), elementType))
+    return std::move(err);
   auto module =
       impl->buildEquationModule(equation, shapes, elementType, *resolution,
                                 kKernelName, /*returnResult=*/false,
-                                *parseSemiring(options.semiring));
+                                *parseSemiring(options.semiring),
+                                options.gradOperand, &options);
   if (!module)
     return module.takeError();
   if (llvm::Error err = impl->lower(**module, stage, options))

@@ -52,6 +52,10 @@ double secondsSince(std::chrono::steady_clock::time_point start);
 
 /// The path search's options for kernels of `elementType`, as the
 /// einsum-optimize-path pass sets them up.
+/// Gradient kernels (CompileOptions::gradOperand) need an operand that
+/// exists, a float element type and the CPU target.
+llvm::Error checkGradient(const CompileOptions &options, size_t numOperands,
+                          ElementType elementType);
 PathOptions makePathOptions(const CompileOptions &options,
                             ElementType elementType);
 /// Options that no kernel can be compiled or run with, and stages a target
@@ -177,7 +181,20 @@ struct Engine::Impl {
                       const EinsumResolution &resolution,
                       llvm::StringRef functionName = engine_impl::kKernelName,
                       bool returnResult = false,
-                      Semiring semiring = Semiring::PlusTimes);
+                      Semiring semiring = Semiring::PlusTimes,
+                      int gradOperand = -1,
+                      const CompileOptions *options = nullptr);
+  /// The gradient of the einsum with respect to operand `gradOperand`,
+  /// destination-passing like an equation kernel: einsum-grad of the
+  /// forward function (after its contraction path), called from, and
+  /// inlined into, `functionName`(operands..., grad_output, result).
+  llvm::Expected<OwningOpRef<ModuleOp>>
+  buildGradientModule(llvm::StringRef equation,
+                      llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+                      ElementType elementType,
+                      const EinsumResolution &resolution,
+                      llvm::StringRef functionName, Semiring semiring,
+                      unsigned gradOperand, const CompileOptions &options);
   llvm::Expected<OwningOpRef<ModuleOp>>
   parseModule(llvm::StringRef source, llvm::StringRef name,
               llvm::StringRef entry, func::FuncOp &function);

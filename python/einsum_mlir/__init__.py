@@ -28,7 +28,7 @@ from . import _capi, _light
 from ._interop import Operands
 from ._paths import PathInfo, from_optimize
 
-__all__ = ["einsum", "compile", "einsum_path", "contract", "contract_path",
+__all__ = ["einsum", "grad", "compile", "einsum_path", "contract", "contract_path",
            "contract_expression", "ContractExpression", "Kernel", "PathInfo",
            "cache_info", "set_cache_capacity", "CacheInfo", "__version__"]
 
@@ -222,9 +222,12 @@ def _shape_args(shapes):
 class Kernel:
     """A compiled einsum for fixed shapes and dtype; call it on arrays."""
 
-    def __init__(self, equation, shapes, dtype, options):
+    def __init__(self, equation, shapes, dtype, options, wrt=None):
         self.equation = equation
         self.input_shapes = tuple(tuple(s) for s in shapes)
+        if wrt is not None:
+            self._init_gradient(shapes, dtype, options, wrt)
+            return
         self.dtype = _storage_dtype(dtype)
         self._options = options
         self._type = _TYPES[dtype]
@@ -252,6 +255,37 @@ class Kernel:
             self._type, ctypes.byref(options.struct), ctypes.byref(handle),
             ctypes.byref(error)), error)
         self._handle = handle
+        rank = _capi.lib.einsumKernelOutputRank(handle)
+        shape = _capi.lib.einsumKernelOutputShape(handle)
+        self.output_shape = tuple(shape[i] for i in range(rank))
+        self.flops = _capi.lib.einsumKernelFlops(handle)
+        self.compile_seconds = _capi.lib.einsumKernelCompileSeconds(handle)
+
+    def _init_gradient(self, shapes, dtype, options, wrt):
+        """The gradient kernel of operand `wrt` (einsumCompileGrad): the
+        operands and the output gradient in, the gradient out."""
+        self.dtype = _storage_dtype(dtype)
+        self._options = options
+        self._type = _TYPES[dtype]
+        self._cached = None
+        ranks, pointers, _keep = _shape_args(self.input_shapes)
+        handle = ctypes.c_void_p()
+        error = ctypes.c_void_p()
+        _capi.check(_capi.lib.einsumCompileGrad(
+            _get_engine(), self.equation.encode(), len(shapes), ranks,
+            pointers, self._type, ctypes.byref(options.struct), wrt,
+            ctypes.byref(handle), ctypes.byref(error)), error)
+        self._handle = handle
+        n = _capi.lib.einsumKernelNumOperands(handle)
+
+        def shape_of(i):
+            rank = _capi.lib.einsumKernelOperandRank(handle, i)
+            data = _capi.lib.einsumKernelOperandShape(handle, i)
+            return tuple(data[j] for j in range(rank))
+        self.input_shapes = tuple(shape_of(i) for i in range(n))
+        self._n = n
+        self._ptrs = ctypes.c_void_p * n
+        self._strides = _capi._I64P * n
         rank = _capi.lib.einsumKernelOutputRank(handle)
         shape = _capi.lib.einsumKernelOutputShape(handle)
         self.output_shape = tuple(shape[i] for i in range(rank))
@@ -583,6 +617,53 @@ def einsum(*args, out=None, optimize=None, dtype=None, **kwargs):
 
 
 _fast = _LRU(_DEFAULT_CACHE_CAPACITY)
+
+
+def grad(*args, wrt=0, grad_output=None, optimize=None, **kwargs):
+    """The vector-Jacobian product of an einsum: the gradient of
+    sum(grad_output * einsum(equation, *operands)) with respect to the
+    operands `wrt` names (an index, or a tuple of them; default 0), as
+    torch.autograd computes it for einsum(...).backward(grad_output).
+    grad_output defaults to ones (the gradient of the result's sum). With a
+    tuple `wrt`, a tuple of gradients. The same forms and options as
+    einsum(), including semiring= (log: softmax-weighted marginals; max and
+    min: indicators of the maximal terms; max_times: those times the other
+    factors). Each gradient is einsums of the output gradient and the other
+    operands (einsum-grad), compiled once per shapes and options. torch
+    operands give torch results."""
+    equation, operands = _split_args(args)
+    options = _options("grad", kwargs, optimize)
+    converted = Operands(operands)
+    arrays = converted.arrays
+    element = _element_type(arrays, converted.bf16)
+    if element is None:
+        raise ValueError("einsum: no operands")
+    single = isinstance(wrt, (int, np.integer))
+    indices = (wrt,) if single else tuple(wrt)
+    for i in indices:
+        if not isinstance(i, (int, np.integer)) or not 0 <= i < len(arrays):
+            raise ValueError("einsum: wrt=%r: the einsum has %d operands"
+                             % (i, len(arrays)))
+    shapes = [a.shape for a in arrays]
+    results = []
+    for i in indices:
+        key = ("grad", int(i), equation, tuple(shapes), element, options.key)
+        kernel = _kernels.get(key)
+        if kernel is None:
+            kernel = _kernels.setdefault(key, Kernel(
+                equation, shapes, element, options, wrt=int(i)))
+        out_shape = kernel.input_shapes[-1]
+        if grad_output is None:
+            g = np.ones(out_shape, dtype=kernel.dtype)
+        else:
+            g = Operands([grad_output]).arrays[0]
+            if g.shape != out_shape or g.dtype != kernel.dtype:
+                raise ValueError(
+                    "einsum: grad_output is a %s array, but the einsum's "
+                    "result is %s" % (_type_string(g.shape, g.dtype),
+                                      _type_string(out_shape, kernel.dtype)))
+        results.append(converted.result(kernel._run(list(arrays) + [g])))
+    return results[0] if single else tuple(results)
 
 
 def compile(*args, dtype=None, optimize=None, **kwargs):

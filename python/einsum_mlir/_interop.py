@@ -37,8 +37,8 @@ class Operands:
                 raise ValueError(
                     "einsum: operand %d requires grad: einsum_mlir does not "
                     "compute gradients through torch.autograd; pass "
-                    "tensor.detach() (or use torch.einsum for training)"
-                    % index)
+                    "tensor.detach(), and einsum_mlir.grad(...) for the "
+                    "gradients" % index)
             if op.device.type != "cpu":
                 raise ValueError("einsum: operand %d is on %s; einsum_mlir "
                                  "runs on CPU tensors (target='cpu')"

@@ -540,41 +540,32 @@ int main(int argc, char **argv) {
       if (checkOpt)
         fail("--check compares einsums with the reference evaluator, not "
              "gradients (grad.test compares them with torch.autograd)");
-      std::string source = check(
-          engine.gradientSource(equationOpt, shapes, type, gradOpt, options),
-          "einsum: ");
+      options.gradOperand = gradOpt;
       // The output gradient: given, or ones.
       HostTensor gradOutput;
       if (!gradOutputOpt.empty()) {
         gradOutput = materialize(parseInputSpec(gradOutputOpt, inputs.size()),
                                  inputs.size(), seedOpt);
-      } else {
+        if (gradOutput.getShape() !=
+                llvm::ArrayRef<int64_t>(resolution->outputShape) ||
+            gradOutput.getElementType() != type)
+          fail("--grad-output: the output gradient is a " +
+               gradOutput.getTypeString() +
+               " array, but the einsum's result is " +
+               formatTensorType(resolution->outputShape, type));
+      } else if (isFloat(type)) {
         gradOutput = check(HostTensor::create(type, resolution->outputShape),
                            "--grad-output: ");
         for (int64_t i = 0, e = gradOutput.getNumElements(); i < e; ++i)
           gradOutput.setFromDouble(i, 1.0);
       }
-      if (gradOutput.getShape() !=
-              llvm::ArrayRef<int64_t>(resolution->outputShape) ||
-          gradOutput.getElementType() != type)
-        fail("--grad-output: the output gradient is a " +
-             gradOutput.getTypeString() + " array, but the einsum's result is " +
-             formatTensorType(resolution->outputShape, type));
       inputs.push_back(std::move(gradOutput));
-      if (stage) {
-        out << check(engine.emitModule(source, "<gradient>",
-                                       Engine::kGradEntry, *stage, options));
-        exitWith(0);
-      }
-      kernel = check(engine.compileModule(source, "<gradient>",
-                                          Engine::kGradEntry, options));
-      resolution.reset();
-    } else if (stage) {
+    }
+    if (stage) {
       out << check(engine.emit(equationOpt, shapes, type, *stage, options));
       exitWith(0);
-    } else {
-      kernel = check(engine.compile(equationOpt, shapes, type, options));
     }
+    kernel = check(engine.compile(equationOpt, shapes, type, options));
   } else {
     std::unique_ptr<llvm::MemoryBuffer> file =
         check(readRegularFile(inputFile));

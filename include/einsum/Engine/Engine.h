@@ -82,6 +82,12 @@ struct CompileOptions {
   /// The semiring of equation kernels (#einsum.semiring): plus_times, log,
   /// max, min, max_times or bool.
   std::string semiring = "plus_times";
+  /// Where >= 0, an equation kernel computes the gradient of the einsum
+  /// with respect to this operand instead (einsum-grad, after the
+  /// contraction path): it takes the operands and then the output gradient
+  /// (of the einsum's result shape), and writes the gradient (of the
+  /// operand's shape). Float element types, the CPU target.
+  int gradOperand = -1;
   /// Look kernels up in, and add them to, the on-disk cache (DiskCache.h;
   /// also off where EINSUM_MLIR_CACHE=0).
   bool diskCache = true;
@@ -131,6 +137,11 @@ public:
 
   /// The output shape and element type (equation kernels only).
   llvm::ArrayRef<int64_t> getOutputShape() const { return outputShape; }
+  /// The shapes of the operands it takes (a gradient kernel's last one is
+  /// the output gradient).
+  llvm::ArrayRef<llvm::SmallVector<int64_t>> getInputShapes() const {
+    return inputShapes;
+  }
   ElementType getElementType() const { return elementType; }
   /// Floating-point operations of one run: per point of the iteration space,
   /// one multiply per operand after the first and one add (0 when unknown).
@@ -246,17 +257,6 @@ public:
        llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
        ElementType elementType, Stage stage,
        const CompileOptions &options = {});
-
-  /// The .mlir source of the gradient of an equation with respect to
-  /// operand `wrt` (einsum-grad after the contraction path of `options`):
-  /// function `kGradEntry`(operands..., grad_output) -> the gradient, for
-  /// compileModule. The operands must be of a float type.
-  static constexpr const char *kGradEntry = "einsum_forward_grad";
-  llvm::Expected<std::string>
-  gradientSource(llvm::StringRef equation,
-                 llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
-                 ElementType elementType, unsigned wrt,
-                 const CompileOptions &options = {});
 
   /// Compiles function `entry` of the .mlir source `source` (`name` names it
   /// in diagnostics).
