@@ -52,6 +52,44 @@ TEST(Engine, CompilesRunsAndCaches) {
   EXPECT_EQ(engine.getCacheHits(), 1u);
 }
 
+TEST(Engine, CompilesGradients) {
+  Engine engine;
+  Shapes shapes = {{2, 3}, {3, 2}};
+  CompileOptions options;
+  options.gradOperand = 1;
+  options.threads = 1;
+  auto kernel = engine.compile("ij,jk->ik", shapes, ElementType::F64, options);
+  ASSERT_TRUE(!!kernel) << llvm::toString(kernel.takeError());
+  // The operands and the output gradient in, operand 1's gradient out.
+  EXPECT_EQ((*kernel)->getInputShapes().size(), 3u);
+  EXPECT_EQ((*kernel)->getInputShapes()[2],
+            llvm::ArrayRef<int64_t>({2, 2}));
+  EXPECT_EQ((*kernel)->getOutputShape(), llvm::ArrayRef<int64_t>({3, 2}));
+
+  // d/dB sum(G * (A B)) = A^T G.
+  HostTensor a(ElementType::F64, {2, 3}), b(ElementType::F64, {3, 2}),
+      g(ElementType::F64, {2, 2});
+  fillIota(a);
+  fillIota(b);
+  fillIota(g);
+  HostTensor gb;
+  ASSERT_FALSE(!!(*kernel)->run({&a, &b, &g}, gb));
+  EXPECT_EQ(gb.getShape(), llvm::ArrayRef<int64_t>({3, 2}));
+  const double want[] = {6, 9, 8, 13, 10, 17};
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(gb.getAsDouble(i), want[i]) << "element " << i;
+  // The gradient is a kernel of its own in the cache.
+  auto forward = engine.compile("ij,jk->ik", shapes, ElementType::F64);
+  ASSERT_TRUE(!!forward);
+  EXPECT_NE(forward->get(), kernel->get());
+
+  options.gradOperand = 2;
+  auto missing = engine.compile("ij,jk->ik", shapes, ElementType::F64, options);
+  ASSERT_FALSE(!!missing);
+  EXPECT_EQ(llvm::toString(missing.takeError()),
+            "the gradient of operand 2: the einsum has 2 operands");
+}
+
 TEST(Engine, CacheDropsTheLeastRecentlyUsed) {
   Engine engine;
   engine.setCacheCapacity(2);

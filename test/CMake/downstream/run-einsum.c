@@ -41,6 +41,25 @@ int main(void) {
   }
   printf("strided = [[%g, %g], [%g, %g]]\n", c[0], c[1], c[2], c[3]);
 
+  /* The gradient with respect to operand 1 for the output gradient g:
+     A^T g, a kernel of three operands. */
+  EinsumKernel gradient;
+  if (einsumCompileGrad(engine, "ij,jk->ik", 2, ranks, shapes, EINSUM_F32,
+                        &options, 1, &gradient, &error)) {
+    fprintf(stderr, "%s\n", error);
+    return 1;
+  }
+  float g[4] = {0, 1, 2, 3}, gb[6];
+  const void *gradInputs[] = {a, b, g};
+  if (einsumKernelRun(gradient, 3, gradInputs, NULL, gb, &error)) {
+    fprintf(stderr, "%s\n", error);
+    return 1;
+  }
+  printf("grad(b) = [[%g, %g], [%g, %g], [%g, %g]], %d operands\n", gb[0],
+         gb[1], gb[2], gb[3], gb[4], gb[5],
+         einsumKernelNumOperands(gradient));
+  einsumKernelDestroy(gradient);
+
   /* Errors come back as strings. */
   int64_t bad[] = {4, 2};
   const int64_t *badShapes[] = {shapeA, bad};
