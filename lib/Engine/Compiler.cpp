@@ -174,6 +174,8 @@ PathOptions engine_impl::makePathOptions(const CompileOptions &options,
   path.memoryLimit =
       options.memoryLimit ? options.memoryLimit : physicalMemoryBytes();
   path.elementBytes = getByteWidth(elementType);
+  if (std::optional<Semiring> semiring = parseSemiring(options.semiring))
+    setSemiringCosts(path, *semiring);
   return path;
 }
 

@@ -314,13 +314,12 @@ bool DiskCache::storeSharedObject(llvm::StringRef key,
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << object.getBuffer();
   }
-  auto removeObject =
-      llvm::make_scope_exit([&] { llvm::sys::fs::remove(objectPath); });
+  llvm::scope_exit removeObject([&] { llvm::sys::fs::remove(objectPath); });
   if (llvm::sys::fs::createUniqueFile(directory + "/%%%%%%%%%%%%.tmp",
                                       libraryPath))
     return false;
-  auto removeLibrary =
-      llvm::make_scope_exit([&] { llvm::sys::fs::remove(libraryPath); });
+  llvm::scope_exit removeLibrary(
+      [&] { llvm::sys::fs::remove(libraryPath); });
   // GNU ld starts in a few milliseconds; LLVM's lld loads libLLVM first
   // (70 ms here).
   llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("ld");

@@ -116,6 +116,27 @@ TEST(ContractionPath, SkewedChain) {
   EXPECT_EQ(naive.largestIntermediateBytes, 1024u * 1024 * 4);
 }
 
+TEST(ContractionPath, SemiringWorkPerElementIsCounted) {
+  // The log semiring's lowering takes exponentials of each operand and the
+  // logarithm of each result element: a step's flops count them.
+  EinsumResolution res = resolve("ij,jk->ik", {{10, 20}, {20, 30}});
+  PathOptions log;
+  log.operandElementFlops = 24;
+  log.resultElementFlops = 24;
+  ContractionPath path = findPath(res, log);
+  ASSERT_EQ(path.steps.size(), 1u);
+  double expected = 2.0 * 10 * 20 * 30 + 24.0 * (10 * 20 + 20 * 30) +
+                    24.0 * 10 * 30;
+  EXPECT_EQ(path.steps[0].flops, expected);
+  EXPECT_EQ(path.naiveFlops, expected);
+  // Along a path every step pays for the tensors it reads and writes.
+  EinsumResolution chain =
+      resolve("ij,jk,kl->il", {{64, 8}, {8, 64}, {64, 64}});
+  ContractionPath plain = findPath(chain, PathOptions());
+  ContractionPath weighted = findPath(chain, log);
+  EXPECT_GT(weighted.optimizedFlops, plain.optimizedFlops);
+}
+
 TEST(ContractionPath, UnaryStepsComeFirst) {
   // 'i' is a diagonal of operand 0, 'x' occurs only in operand 2.
   EinsumResolution res =

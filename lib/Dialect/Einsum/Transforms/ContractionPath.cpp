@@ -152,7 +152,13 @@ public:
   }
   /// Cost of contracting the tensors of `a` and `b`.
   double stepFlops(Set a, Set b) const {
-    return 2 * sizeOf(keepOf(a) | keepOf(b), fullOf(a | b));
+    double flops = 2 * sizeOf(keepOf(a) | keepOf(b), fullOf(a | b));
+    if (options.operandElementFlops != 0 || options.resultElementFlops != 0)
+      flops += options.operandElementFlops *
+                   (sizeOf(keepOf(a), fullOf(a)) +
+                    sizeOf(keepOf(b), fullOf(b))) +
+               options.resultElementFlops * sizeOf(keepOf(a | b), fullOf(a | b));
+    return flops;
   }
   double resultBytes(Set s) const {
     return sizeOf(keepOf(s), fullOf(s)) * options.elementBytes;
@@ -602,6 +608,17 @@ mlir::einsum::findContractionPath(const EinsumResolution &res,
   double naive = res.operands.size();
   for (double s : p.size)
     naive *= s;
+  // One loop nest reads each operand and writes the result once.
+  for (const EinsumOperandMap &map : res.operands) {
+    double elements = 1;
+    for (auto [axis, dim] : llvm::enumerate(map.dims))
+      elements *= map.broadcast[axis] ? 1 : p.size[dim];
+    naive += options.operandElementFlops * elements;
+  }
+  double outputElements = 1;
+  for (unsigned d = 0; d < res.numOutputDims(); ++d)
+    outputElements *= p.size[d];
+  naive += options.resultElementFlops * outputElements;
   path.naiveFlops = naive;
 
   // The limit covers the unary steps' results too; they are never larger

@@ -28,7 +28,27 @@ PathOptions mlir::einsum::getPathOptions(ContractOp op,
   Type elementType =
       cast<RankedTensorType>(op.getResult().getType()).getElementType();
   result.elementBytes = (elementType.getIntOrFloatBitWidth() + 7) / 8;
+  setSemiringCosts(result, op.getSemiringOrDefault());
   return result;
+}
+
+void mlir::einsum::setSemiringCosts(PathOptions &options, Semiring semiring) {
+  options.operandElementFlops = 0;
+  options.resultElementFlops = 0;
+  switch (semiring) {
+  case Semiring::Log:
+    options.operandElementFlops = 24;
+    options.resultElementFlops = 24;
+    break;
+  case Semiring::Max:
+  case Semiring::Min:
+  case Semiring::MaxTimes:
+    options.operandElementFlops = 4;
+    break;
+  case Semiring::PlusTimes:
+  case Semiring::Bool:
+    break;
+  }
 }
 
 namespace {

@@ -62,6 +62,11 @@ struct PathOptions {
   std::array<int64_t, kNumLabels> sizeHints{};
   /// Assumed size of a dynamic dim without a hint.
   int64_t defaultDynamicSize = 128;
+  /// Work a step does besides its multiply-adds, counted in its flops: per
+  /// element of each tensor it reads, and per element it writes (the log
+  /// semiring's exponentials, maxima and logarithms; max/min's NaN scan).
+  double operandElementFlops = 0;
+  double resultElementFlops = 0;
 };
 
 /// Parses a path option: a strategy name (auto, optimal, dp, greedy,
