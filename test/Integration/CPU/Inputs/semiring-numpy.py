@@ -183,5 +183,25 @@ for semiring in ("max", "min", "max_times"):
           np.float32, 1e-6)
     a[5, 6] = np.nan
     check(semiring + " NaN", semiring, "ij,jk->ik", [a, b], np.float64, 1e-12)
+# bool as reachability: the walks of length 1..L of a random digraph by
+# repeated bool products (einsum-run), against breadth-first search.
+nodes, length = 24, 4
+adjacency = (rng.uniform(0, 1, (nodes, nodes)) < 0.08).astype(np.int32)
+reach = adjacency.copy()
+within = adjacency.copy()
+for _ in range(length - 1):
+    reach = run("bool", "ij,jk->ik", [reach, adjacency], np.int32).astype(
+        np.int32)
+    within = np.maximum(within, reach)
+expected = np.zeros((nodes, nodes), np.int32)
+for source in range(nodes):
+    frontier = {source}
+    for _ in range(length):
+        frontier = {t for f in frontier for t in np.nonzero(adjacency[f])[0]}
+        for t in frontier:
+            expected[source, t] = 1
+failures += not compare("bool reachability within %d steps" % length,
+                        within.astype(np.float64),
+                        expected.astype(np.float64), 0)
 print("%d failed" % failures)
 sys.exit(1 if failures else 0)
