@@ -47,23 +47,17 @@ tools = [
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
-# numpy (Debian's python3-numpy) for the comparisons with numpy.einsum.
-try:
-    subprocess.check_call([config.python_executable, "-c", "import numpy"],
-                          stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
-    config.available_features.add("numpy")
-except (OSError, subprocess.CalledProcessError):
-    pass
-
-# torch (Debian's python3-torch): the autograd oracle of the gradient tests.
-try:
-    subprocess.check_call([config.python_executable, "-c", "import torch"],
-                          stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
-    config.available_features.add("torch")
-except (OSError, subprocess.CalledProcessError):
-    pass
+# numpy (Debian's python3-numpy) for the comparisons with numpy.einsum, torch
+# (python3-torch) as the autograd oracle of the gradient tests.
+for module in ("numpy", "torch"):
+    try:
+        subprocess.check_call([config.python_executable, "-c",
+                               "import " + module],
+                              stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+        config.available_features.add(module)
+    except (OSError, subprocess.CalledProcessError):
+        pass
 
 # ptxas (CUDA toolkit, found at configure time): the emitted PTX must
 # assemble for sm_90.

@@ -266,6 +266,26 @@ static std::string getSharedObjectKey(const char *equation,
   return key;
 }
 
+namespace {
+/// Compiles a prepared request into a kernel handle.
+int compileRequest(EinsumEngine engine, const char *equation,
+                   const Request &request, EinsumKernel *kernel,
+                   char **error) {
+  llvm::Expected<std::shared_ptr<Kernel>> compiled = engine->engine.compile(
+      equation, request.shapes, request.elementType, request.options);
+  if (!compiled)
+    return fail(error, "einsum: " + llvm::toString(compiled.takeError()));
+  auto *impl = new EinsumKernelImpl();
+  impl->kernel = std::move(*compiled);
+  // The operands (and a gradient kernel's output gradient).
+  for (llvm::ArrayRef<int64_t> shape : impl->kernel->getInputShapes())
+    impl->inputShapes.emplace_back(shape.begin(), shape.end());
+  impl->elementSize = getByteWidth(request.elementType);
+  *kernel = impl;
+  return 0;
+}
+} // namespace
+
 int einsumCompile(EinsumEngine engine, const char *equation, int numOperands,
                   const int *ranks, const int64_t *const *shapes,
                   EinsumElementType type, const EinsumOptions *options,
@@ -279,17 +299,7 @@ int einsumCompile(EinsumEngine engine, const char *equation, int numOperands,
   if (engine->keepSharedObjects)
     request.options.sharedObjectKey =
         getSharedObjectKey(equation, request, options);
-  llvm::Expected<std::shared_ptr<Kernel>> compiled = engine->engine.compile(
-      equation, request.shapes, request.elementType, request.options);
-  if (!compiled)
-    return fail(error,
-                "einsum: " + llvm::toString(compiled.takeError()));
-  auto *impl = new EinsumKernelImpl();
-  impl->kernel = std::move(*compiled);
-  impl->inputShapes.assign(request.shapes.begin(), request.shapes.end());
-  impl->elementSize = getByteWidth(request.elementType);
-  *kernel = impl;
-  return 0;
+  return compileRequest(engine, equation, request, kernel, error);
 }
 
 void einsumKernelDestroy(EinsumKernel kernel) { delete kernel; }
@@ -310,17 +320,7 @@ int einsumCompileGrad(EinsumEngine engine, const char *equation,
                        "more, not " +
                            std::to_string(wrt));
   request.options.gradOperand = wrt;
-  llvm::Expected<std::shared_ptr<Kernel>> compiled = engine->engine.compile(
-      equation, request.shapes, request.elementType, request.options);
-  if (!compiled)
-    return fail(error, "einsum: " + llvm::toString(compiled.takeError()));
-  auto *impl = new EinsumKernelImpl();
-  impl->kernel = std::move(*compiled);
-  for (llvm::ArrayRef<int64_t> shape : impl->kernel->getInputShapes())
-    impl->inputShapes.emplace_back(shape.begin(), shape.end());
-  impl->elementSize = getByteWidth(request.elementType);
-  *kernel = impl;
-  return 0;
+  return compileRequest(engine, equation, request, kernel, error);
 }
 
 int einsumKernelNumOperands(EinsumKernel kernel) {

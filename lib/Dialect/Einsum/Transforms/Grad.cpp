@@ -98,20 +98,16 @@ public:
     Semiring semiring = op.getSemiringOrDefault();
     if (semiring == Semiring::Bool)
       return op.emitOpError("einsum-grad: the bool semiring has no gradient");
-    Value gradUnique;
-    if (semiring == Semiring::PlusTimes) {
-      FailureOr<Value> plain = buildPlusTimes(b, wrt, type.getElementType());
-      if (failed(plain))
-        return failure();
-      // The plain gradient is already in the operand's layout.
-      return *plain;
-    }
+    // The plain gradient is one einsum, in the operand's layout already.
+    if (semiring == Semiring::PlusTimes)
+      return buildPlusTimes(b, wrt, type.getElementType());
     if (!type.getElementType().isF32() && !type.getElementType().isF64())
       return op.emitOpError("einsum-grad: gradients of the ")
              << stringifySemiring(semiring)
              << " semiring need f32 or f64 operands, not "
              << type.getElementType();
-    gradUnique = buildMarginals(b, wrt, semiring, type.getElementType());
+    Value gradUnique =
+        buildMarginals(b, wrt, semiring, type.getElementType());
     return embed(b, wrt, gradUnique, type.getElementType());
   }
 
@@ -202,15 +198,23 @@ private:
         out->onesTerm += letter(d);
         out->onesSizes.push_back(sizeOf(wrt, d));
       }
-    if (!out->onesTerm.empty()) {
-      terms.push_back(out->onesTerm);
-      operands.push_back(filled(b, loc, out->onesSizes, elementType, 1.0));
+    return contractInto(b, *out, terms, operands, elementType);
+  }
+
+  /// The plus-times einsum of `terms`/`operands`, the ones and identity
+  /// operands `out` needs, into `out`'s layout.
+  Value contractInto(OpBuilder &b, const Layout &out,
+                     SmallVector<std::string> &terms,
+                     SmallVector<Value> &operands, Type elementType) const {
+    if (!out.onesTerm.empty()) {
+      terms.push_back(out.onesTerm);
+      operands.push_back(filled(b, loc, out.onesSizes, elementType, 1.0));
     }
-    for (auto [first, repeated, size] : out->diagonals) {
+    for (auto [first, repeated, size] : out.diagonals) {
       terms.push_back(std::string{first, repeated});
       operands.push_back(identity(b, loc, size, elementType));
     }
-    std::string equation = llvm::join(terms, ",") + "->" + out->output;
+    std::string equation = llvm::join(terms, ",") + "->" + out.output;
     return ContractOp::create(b, loc, b.getStringAttr(equation), operands,
                               /*semiring=*/nullptr)
         .getResult();
@@ -319,29 +323,20 @@ private:
 
   /// The gradient over operand `wrt`'s distinct dims placed in its layout:
   /// onto the diagonal of repeated labels, size-1 broadcast axes added.
-  Value embed(OpBuilder &b, unsigned wrt, Value gradUnique,
-              Type elementType) {
+  FailureOr<Value> embed(OpBuilder &b, unsigned wrt, Value gradUnique,
+                         Type elementType) {
     unsigned next = res.numDims();
     FailureOr<Layout> out = layout(b, wrt, next);
+    if (failed(out))
+      return failure();
     std::string uniqueTerm;
     for (unsigned d : unique)
       uniqueTerm += letter(d);
-    if (failed(out) || (out->output == uniqueTerm))
+    if (out->output == uniqueTerm)
       return gradUnique;
     SmallVector<std::string> terms{uniqueTerm};
     SmallVector<Value> operands{gradUnique};
-    if (!out->onesTerm.empty()) {
-      terms.push_back(out->onesTerm);
-      operands.push_back(filled(b, loc, out->onesSizes, elementType, 1.0));
-    }
-    for (auto [first, repeated, size] : out->diagonals) {
-      terms.push_back(std::string{first, repeated});
-      operands.push_back(identity(b, loc, size, elementType));
-    }
-    std::string equation = llvm::join(terms, ",") + "->" + out->output;
-    return ContractOp::create(b, loc, b.getStringAttr(equation), operands,
-                              /*semiring=*/nullptr)
-        .getResult();
+    return contractInto(b, *out, terms, operands, elementType);
   }
 
   ContractOp op;
