@@ -34,3 +34,12 @@ func.func @other_op(%a: tensor<3xf32>) -> tensor<f32> {
   %0 = einsum.contract "i->"(%e) : tensor<3xf32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// 52 labels and an ellipsis dim: 53 dims, more than gradient equations can name.
+func.func @too_many_dims(%a: tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>) -> tensor<f32> {
+  // expected-error @+1 {{einsum-grad: the gradient needs more than 52 labels (53 dims, ellipsis dims included)}}
+  %0 = einsum.contract "...abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ->"(%a) : tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>
+  return %0 : tensor<f32>
+}

@@ -84,6 +84,11 @@ public:
         loc(op.getLoc()) {}
 
   FailureOr<Value> build(OpBuilder &b, unsigned wrt) {
+    // Gradient equations name every loop dim with a letter.
+    if (res.numDims() > static_cast<unsigned>(kNumLabels))
+      return op.emitOpError("einsum-grad: the gradient needs more than ")
+             << kNumLabels << " labels (" << res.numDims()
+             << " dims, ellipsis dims included)";
     Value operand = op.getInputs()[wrt];
     auto type = cast<RankedTensorType>(operand.getType());
     sizes = tensor::getMixedSizes(b, loc, operand);
