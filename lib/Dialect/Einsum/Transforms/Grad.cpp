@@ -304,10 +304,9 @@ private:
                        nb, nl, arith::CmpFPredicate::OEQ, term, result);
                    Value derivative = one;
                    if (product) {
-                     // The product of the other operands' values (each
-                     // occurrence of operand `wrt` but this one counts as
-                     // another factor only where it is another operand).
-                     derivative = one;
+                     // d(term)/d(operand wrt): the product of the other
+                     // operands' values (a tensor passed as two operands
+                     // gets both gradients, added by the caller).
                      for (auto [j, v] : llvm::enumerate(values))
                        if (j != wrt)
                          derivative = arith::MulFOp::create(nb, nl,
