@@ -43,3 +43,16 @@ func.func @too_many_dims(%a: tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x
   %0 = einsum.contract "...abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ->"(%a) : tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// A value the result depends on through another op's region (here with two
+// results): not differentiated, an error rather than zero gradients.
+func.func @region_op(%a: tensor<3xf32>) -> tensor<f32> {
+  // expected-error @+1 {{einsum-grad: cannot differentiate this op}}
+  %r:2 = scf.execute_region -> (tensor<3xf32>, tensor<3xf32>) {
+    scf.yield %a, %a : tensor<3xf32>, tensor<3xf32>
+  }
+  %0 = einsum.contract "i->"(%r#0) : tensor<3xf32>
+  return %0 : tensor<f32>
+}

@@ -361,8 +361,7 @@ struct EinsumGradPass : einsum::impl::EinsumGradPassBase<EinsumGradPass> {
       if (func.isExternal())
         continue;
       if (!function.empty() ? func.getSymName() == function
-                            : !func.getOps<ContractOp>().empty() ||
-                                  hasContract(func))
+                            : hasContract(func))
         functions.push_back(func);
     }
     if (!function.empty() && functions.empty()) {
@@ -438,11 +437,19 @@ private:
     llvm::SetVector<Value> active;
     for (unsigned i : arguments)
       active.insert(body->getArgument(i));
-    for (Operation *op : forward)
-      if (llvm::any_of(op->getOperands(),
-                       [&](Value v) { return active.contains(v); }))
-        for (Value r : op->getResults())
-          active.insert(r);
+    for (Operation *op : forward) {
+      // Operands, and values its regions capture.
+      bool usesActive = op->walk([&](Operation *user) {
+                              return llvm::any_of(user->getOperands(),
+                                                  [&](Value v) {
+                                                    return active.contains(v);
+                                                  })
+                                         ? WalkResult::interrupt()
+                                         : WalkResult::advance();
+                            }).wasInterrupted();
+      if (usesActive)
+        active.insert(op->getResults().begin(), op->getResults().end());
+    }
 
     DenseMap<Value, Value> adjoint;
     auto accumulate = [&](Value value, Value gradient) {
@@ -458,12 +465,14 @@ private:
       adjoint[result] = body->getArguments().back();
 
     for (Operation *op : llvm::reverse(forward)) {
+      // Ops whose results no gradient reaches are left alone.
+      if (llvm::none_of(op->getResults(),
+                        [&](Value r) { return adjoint.contains(r); }))
+        continue;
+      // The ops differentiated below have one result.
       if (op->getNumResults() != 1)
-        continue;
-      auto found = adjoint.find(op->getResult(0));
-      if (found == adjoint.end())
-        continue;
-      Value gradient = found->second;
+        return op->emitOpError("einsum-grad: cannot differentiate this op");
+      Value gradient = adjoint.lookup(op->getResult(0));
       b.setInsertionPointToEnd(body);
       if (auto contract = dyn_cast<ContractOp>(op)) {
         ContractGradient builder(contract, gradient);
