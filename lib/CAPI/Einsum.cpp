@@ -24,8 +24,10 @@ struct EinsumEngineImpl {
 
 struct EinsumKernelImpl {
   std::shared_ptr<Kernel> kernel;
-  std::vector<llvm::SmallVector<int64_t>> inputShapes;
-  size_t elementSize = 0;
+  /// The operands (and a gradient kernel's output gradient).
+  llvm::ArrayRef<llvm::SmallVector<int64_t>> getInputShapes() const {
+    return kernel->getInputShapes();
+  }
 };
 
 namespace {
@@ -275,13 +277,7 @@ int compileRequest(EinsumEngine engine, const char *equation,
       equation, request.shapes, request.elementType, request.options);
   if (!compiled)
     return fail(error, "einsum: " + llvm::toString(compiled.takeError()));
-  auto *impl = new EinsumKernelImpl();
-  impl->kernel = std::move(*compiled);
-  // The operands (and a gradient kernel's output gradient).
-  for (llvm::ArrayRef<int64_t> shape : impl->kernel->getInputShapes())
-    impl->inputShapes.emplace_back(shape.begin(), shape.end());
-  impl->elementSize = getByteWidth(request.elementType);
-  *kernel = impl;
+  *kernel = new EinsumKernelImpl{std::move(*compiled)};
   return 0;
 }
 } // namespace
@@ -324,19 +320,26 @@ int einsumCompileGrad(EinsumEngine engine, const char *equation,
 }
 
 int einsumKernelNumOperands(EinsumKernel kernel) {
-  return kernel ? static_cast<int>(kernel->inputShapes.size()) : -1;
+  return kernel ? static_cast<int>(kernel->getInputShapes().size()) : -1;
+}
+
+/// Operand i's shape, or null for an i out of range.
+static const llvm::SmallVector<int64_t> *getOperandShape(EinsumKernel kernel,
+                                                         int i) {
+  if (!kernel || i < 0 ||
+      i >= static_cast<int>(kernel->getInputShapes().size()))
+    return nullptr;
+  return &kernel->getInputShapes()[i];
 }
 
 int einsumKernelOperandRank(EinsumKernel kernel, int i) {
-  if (!kernel || i < 0 || i >= static_cast<int>(kernel->inputShapes.size()))
-    return -1;
-  return static_cast<int>(kernel->inputShapes[i].size());
+  const llvm::SmallVector<int64_t> *shape = getOperandShape(kernel, i);
+  return shape ? static_cast<int>(shape->size()) : -1;
 }
 
 const int64_t *einsumKernelOperandShape(EinsumKernel kernel, int i) {
-  if (!kernel || i < 0 || i >= static_cast<int>(kernel->inputShapes.size()))
-    return nullptr;
-  return kernel->inputShapes[i].data();
+  const llvm::SmallVector<int64_t> *shape = getOperandShape(kernel, i);
+  return shape ? shape->data() : nullptr;
 }
 
 int einsumKernelOutputRank(EinsumKernel kernel) {
@@ -361,15 +364,16 @@ int einsumKernelRun(EinsumKernel kernel, int numOperands,
                     void *output, char **error) {
   if (!kernel)
     return fail(error, "einsum: no kernel");
-  if (numOperands != static_cast<int>(kernel->inputShapes.size()))
+  if (numOperands != static_cast<int>(kernel->getInputShapes().size()))
     return fail(error, "einsum: the kernel takes " +
-                           std::to_string(kernel->inputShapes.size()) +
+                           std::to_string(kernel->getInputShapes().size()) +
                            " operands, but " + std::to_string(numOperands) +
                            " were given");
   if ((numOperands > 0 && !inputs) || !output)
     return fail(error, "einsum: missing buffers");
   llvm::SmallVector<const void *> buffers;
   std::vector<std::unique_ptr<char, void (*)(void *)>> packed;
+  size_t elementSize = getByteWidth(kernel->kernel->getElementType());
   for (int i = 0; i < numOperands; ++i) {
     if (!inputs[i])
       return fail(error, "einsum: operand " + std::to_string(i) +
@@ -379,11 +383,11 @@ int einsumKernelRun(EinsumKernel kernel, int numOperands,
       continue;
     }
     // The kernel's shapes were compiled, so their byte size fits.
-    llvm::ArrayRef<int64_t> shape = kernel->inputShapes[i];
+    llvm::ArrayRef<int64_t> shape = kernel->getInputShapes()[i];
     int64_t count = 1;
     for (int64_t d : shape)
       count *= d;
-    size_t bytes = std::max<int64_t>(count, 1) * kernel->elementSize;
+    size_t bytes = std::max<int64_t>(count, 1) * elementSize;
     auto *copy = static_cast<char *>(std::malloc(bytes));
     if (!copy)
       return fail(error, "einsum: cannot allocate " + std::to_string(bytes) +
@@ -391,7 +395,7 @@ int einsumKernelRun(EinsumKernel kernel, int numOperands,
                              std::to_string(i));
     packed.emplace_back(copy, std::free);
     packStrided(static_cast<const char *>(inputs[i]), shape, strides[i],
-                kernel->elementSize, packed.back().get());
+                elementSize, packed.back().get());
     buffers.push_back(packed.back().get());
   }
   if (llvm::Error err = kernel->kernel->runOnBuffers(buffers, output))

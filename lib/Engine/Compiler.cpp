@@ -263,13 +263,9 @@ Engine::Impl::runPipeline(ModuleOp module,
   return llvm::Error::success();
 }
 
-llvm::Error Engine::Impl::lower(ModuleOp module, Stage stage,
-                                const CompileOptions &options) {
-  bool gpu = options.target == "cuda";
-  bool gpuScheduleOnCPU = options.target == "gpu-schedule-on-cpu";
-  if (stage == Stage::Einsum)
-    return llvm::Error::success();
-  EinsumToLLVMPipelineOptions pipelineOptions;
+/// The CPU pipeline's options for kernels compiled with `options`.
+static void setPipelineOptions(const CompileOptions &options,
+                               EinsumToLLVMPipelineOptions &pipelineOptions) {
   pipelineOptions.expandBF16 = options.expandBF16;
   pipelineOptions.numThreads = options.threads;
   pipelineOptions.pathStrategy = options.pathStrategy;
@@ -283,6 +279,16 @@ llvm::Error Engine::Impl::lower(ModuleOp module, Stage stage,
   pipelineOptions.importFrontends = false;
   // Failed run-time checks come back as the kernel call's error.
   pipelineOptions.returnOnError = true;
+}
+
+llvm::Error Engine::Impl::lower(ModuleOp module, Stage stage,
+                                const CompileOptions &options) {
+  bool gpu = options.target == "cuda";
+  bool gpuScheduleOnCPU = options.target == "gpu-schedule-on-cpu";
+  if (stage == Stage::Einsum)
+    return llvm::Error::success();
+  EinsumToLLVMPipelineOptions pipelineOptions;
+  setPipelineOptions(options, pipelineOptions);
   if (stage == Stage::Linalg)
     return runPipeline(module, [&](OpPassManager &pm) {
       buildEinsumToLinalgPipeline(pm, pipelineOptions);
@@ -446,11 +452,7 @@ engine_impl::resolveEquationKernel(llvm::StringRef equation,
 llvm::Expected<OwningOpRef<ModuleOp>> Engine::Impl::buildEquationModule(
     llvm::StringRef equation, llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
     ElementType elementType, const EinsumResolution &resolution,
-    llvm::StringRef functionName, bool returnResult, Semiring semiring,
-    int gradOperand, const CompileOptions *options) {
-  if (gradOperand >= 0)
-    return buildGradientModule(equation, shapes, elementType, resolution,
-                               functionName, semiring, gradOperand, *options);
+    llvm::StringRef functionName, bool returnResult, Semiring semiring) {
   SemiringAttr semiringAttr =
       semiring == Semiring::PlusTimes
           ? SemiringAttr()
@@ -531,6 +533,19 @@ llvm::Error engine_impl::checkGradient(const CompileOptions &options,
   return llvm::Error::success();
 }
 
+llvm::Expected<OwningOpRef<ModuleOp>> Engine::Impl::buildKernelModule(
+    llvm::StringRef equation, llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+    ElementType elementType, const EinsumResolution &resolution,
+    const CompileOptions &options) {
+  Semiring semiring = *parseSemiring(options.semiring);
+  if (options.gradOperand >= 0)
+    return buildGradientModule(equation, shapes, elementType, resolution,
+                               kKernelName, semiring, options.gradOperand,
+                               options);
+  return buildEquationModule(equation, shapes, elementType, resolution,
+                             kKernelName, /*returnResult=*/false, semiring);
+}
+
 llvm::Expected<OwningOpRef<ModuleOp>> Engine::Impl::buildGradientModule(
     llvm::StringRef equation, llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
     ElementType elementType, const EinsumResolution &resolution,
@@ -542,13 +557,10 @@ llvm::Expected<OwningOpRef<ModuleOp>> Engine::Impl::buildGradientModule(
                           /*returnResult=*/true, semiring);
   if (!module)
     return module.takeError();
-  PathOptions path = makePathOptions(options, elementType);
+  EinsumToLLVMPipelineOptions pipelineOptions;
+  setPipelineOptions(options, pipelineOptions);
   if (llvm::Error err = runPipeline(module->get(), [&](OpPassManager &pm) {
-        EinsumOptimizePathPassOptions pathOptions;
-        pathOptions.strategy = options.pathStrategy;
-        pathOptions.memoryLimit = path.memoryLimit;
-        pathOptions.minimize = options.minimize;
-        pm.addPass(createEinsumOptimizePathPass(pathOptions));
+        buildEinsumPathPipeline(pm, pipelineOptions);
         EinsumGradPassOptions gradOptions;
         gradOptions.wrt = {gradOperand};
         gradOptions.function = kForward.str();

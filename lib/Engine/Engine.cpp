@@ -691,11 +691,8 @@ Engine::compile(llvm::StringRef equation,
   kernel->signature = kernel->getSignature().encode();
   std::string diskKey = impl->getDiskKey(key, options);
   if (!impl->linkCached(diskKey, *kernel, kKernelName, options)) {
-    auto module =
-        impl->buildEquationModule(equation, shapes, elementType, resolution,
-                                  kKernelName, /*returnResult=*/false,
-                                  *parseSemiring(options.semiring),
-                                  options.gradOperand, &options);
+    auto module = impl->buildKernelModule(equation, shapes, elementType,
+                                          resolution, options);
     if (!module)
       return module.takeError();
     // The equation resolved: a failure from here on is the compiler's.
@@ -737,11 +734,8 @@ Engine::emit(llvm::StringRef equation,
     return std::move(err);
   if (llvm::Error err = checkGradient(options, shapes.size(), elementType))
     return std::move(err);
-  auto module =
-      impl->buildEquationModule(equation, shapes, elementType, *resolution,
-                                kKernelName, /*returnResult=*/false,
-                                *parseSemiring(options.semiring),
-                                options.gradOperand, &options);
+  auto module = impl->buildKernelModule(equation, shapes, elementType,
+                                        *resolution, options);
   if (!module)
     return module.takeError();
   if (llvm::Error err = impl->lower(**module, stage, options))

@@ -52,10 +52,6 @@ double secondsSince(std::chrono::steady_clock::time_point start);
 
 /// The path search's options for kernels of `elementType`, as the
 /// einsum-optimize-path pass sets them up.
-/// Gradient kernels (CompileOptions::gradOperand) need an operand that
-/// exists, a float element type and the CPU target.
-llvm::Error checkGradient(const CompileOptions &options, size_t numOperands,
-                          ElementType elementType);
 PathOptions makePathOptions(const CompileOptions &options,
                             ElementType elementType);
 /// Options that no kernel can be compiled or run with, and stages a target
@@ -72,6 +68,10 @@ llvm::Expected<double> getEquationFlops(const EinsumResolution &resolution,
 std::optional<Semiring> parseSemiring(llvm::StringRef name);
 /// Fails unless `name` is a semiring that takes `elementType` operands.
 llvm::Error checkSemiring(llvm::StringRef name, ElementType elementType);
+/// Gradient kernels (CompileOptions::gradOperand) need an operand that
+/// exists, a float element type, the CPU target and a searched path.
+llvm::Error checkGradient(const CompileOptions &options, size_t numOperands,
+                          ElementType elementType);
 /// The resolution of an equation kernel: static sizes only.
 llvm::Expected<EinsumResolution>
 resolveEquationKernel(llvm::StringRef equation,
@@ -181,9 +181,16 @@ struct Engine::Impl {
                       const EinsumResolution &resolution,
                       llvm::StringRef functionName = engine_impl::kKernelName,
                       bool returnResult = false,
-                      Semiring semiring = Semiring::PlusTimes,
-                      int gradOperand = -1,
-                      const CompileOptions *options = nullptr);
+                      Semiring semiring = Semiring::PlusTimes);
+  /// The module of an equation kernel `kKernelName` compiled with
+  /// `options`: its semiring, or the gradient kernel of
+  /// `options.gradOperand`.
+  llvm::Expected<OwningOpRef<ModuleOp>>
+  buildKernelModule(llvm::StringRef equation,
+                    llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+                    ElementType elementType,
+                    const EinsumResolution &resolution,
+                    const CompileOptions &options);
   /// The gradient of the einsum with respect to operand `gradOperand`,
   /// destination-passing like an equation kernel: einsum-grad of the
   /// forward function (after its contraction path), called from, and

@@ -34,16 +34,21 @@ void mlir::einsum::buildEinsumImportPipeline(OpPassManager &pm) {
   pm.addPass(createEinsumRaiseLinalgPass(raiseOptions));
 }
 
-void mlir::einsum::buildEinsumToLinalgPipeline(
-    OpPassManager &pm, const EinsumToLLVMPipelineOptions &options,
-    bool expandDynamicBroadcasts) {
-  if (options.importFrontends)
-    buildEinsumImportPipeline(pm);
+void mlir::einsum::buildEinsumPathPipeline(
+    OpPassManager &pm, const EinsumToLLVMPipelineOptions &options) {
   EinsumOptimizePathPassOptions pathOptions;
   pathOptions.strategy = options.pathStrategy;
   pathOptions.memoryLimit = options.memoryLimit;
   pathOptions.minimize = options.minimize;
   pm.addPass(createEinsumOptimizePathPass(pathOptions));
+}
+
+void mlir::einsum::buildEinsumToLinalgPipeline(
+    OpPassManager &pm, const EinsumToLLVMPipelineOptions &options,
+    bool expandDynamicBroadcasts) {
+  if (options.importFrontends)
+    buildEinsumImportPipeline(pm);
+  buildEinsumPathPipeline(pm, options);
   ConvertEinsumToLinalgPassOptions conversionOptions;
   conversionOptions.expandDynamicBroadcasts = expandDynamicBroadcasts;
   pm.addPass(createConvertEinsumToLinalgPass(conversionOptions));

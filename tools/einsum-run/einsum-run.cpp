@@ -553,7 +553,7 @@ int main(int argc, char **argv) {
                gradOutput.getTypeString() +
                " array, but the einsum's result is " +
                formatTensorType(resolution->outputShape, type));
-      } else if (isFloat(type)) {
+      } else {
         gradOutput = check(HostTensor::create(type, resolution->outputShape),
                            "--grad-output: ");
         for (int64_t i = 0, e = gradOutput.getNumElements(); i < e; ++i)

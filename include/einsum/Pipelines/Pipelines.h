@@ -106,6 +106,12 @@ struct EinsumToLLVMPipelineOptions
 /// einsum-raise-linalg in a module without einsum ops. The linalg stage runs
 /// it with `import-frontends`; the engine runs it on parsed modules.
 void buildEinsumImportPipeline(OpPassManager &pm);
+/// einsum-optimize-path with the options' strategy, memory limit and
+/// objective: einsums of three or more operands split along a contraction
+/// path (the first step of the linalg stage; the engine's gradient kernels
+/// run it before einsum-grad).
+void buildEinsumPathPipeline(OpPassManager &pm,
+                             const EinsumToLLVMPipelineOptions &options);
 /// einsum.contract -> linalg.generic on tensors, canonicalized; einsums of
 /// three or more operands are split along a contraction path first. Without
 /// `expandDynamicBroadcasts` (the CUDA host code), a dynamic size-1

@@ -728,13 +728,9 @@ private:
       AffineMap id = b.getMultiDimIdentityMap(rank);
       AffineMap keptMap = AffineMap::get(rank, 0, kept, ctx);
       // The maximum over the summed axes.
-      Value maxInit = fill(
-          b, loc,
-          b.getFloatAttr(accType,
-                         APFloat::getInf(
-                             cast<FloatType>(accType).getFloatSemantics(),
-                             /*Negative=*/true)),
-          tensor::EmptyOp::create(b, loc, keptSizes, accType));
+      Value maxInit =
+          fill(b, loc, SemiringBuilder(Semiring::Max, accType).getSumIdentity(b),
+               tensor::EmptyOp::create(b, loc, keptSizes, accType));
       Value maximum =
           linalg::GenericOp::create(
               b, loc, maxInit.getType(), input, maxInit,
