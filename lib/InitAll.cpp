@@ -10,6 +10,7 @@
 #include "einsum/Dialect/Einsum/IR/EinsumDialect.h"
 #include "einsum/Dialect/Einsum/Transforms/Passes.h"
 #include "einsum/Pipelines/Pipelines.h"
+#include "einsum/Transforms/MPIMemoryEffects.h"
 #include "einsum/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -22,6 +23,7 @@ void mlir::einsum::registerAllDialects(DialectRegistry &registry) {
   registry.insert<EinsumDialect>();
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  registerMPIMemoryEffects(registry);
   // gpu-module-to-binary translates the kernels to LLVM IR.
   mlir::registerAllToLLVMIRTranslations(registry);
 }

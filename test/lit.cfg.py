@@ -2,6 +2,7 @@
 # lit configuration of the einsum-mlir tests.
 
 import os
+import shutil
 import subprocess
 
 import lit.formats
@@ -91,6 +92,19 @@ if config.have_libfuzzer:
         config.substitutions.append(
             ("%" + fuzzer.replace("-", "_"),
              os.path.join(config.einsum_tools_dir, fuzzer)))
+
+# MPI (einsum-run built with it, and mpirun): the distributed tests run 2
+# and 4 ranks on this machine over loopback only (shared memory between the
+# ranks, TCP on lo for OpenMPI's own wiring), more ranks than cores allowed,
+# as root too (CI runs as root).
+mpirun = shutil.which("mpirun")
+if config.have_mpi and mpirun:
+    config.available_features.add("mpi")
+    config.substitutions.append(
+        ("%mpirun", "%s --allow-run-as-root --oversubscribe "
+         "--mca btl self,vader --mca btl_vader_single_copy_mechanism none "
+         "--mca oob_tcp_if_include lo --mca btl_tcp_if_include lo "
+         "--bind-to none" % mpirun))
 
 # A C compiler for programs that call kernels compiled ahead of time: LLVM's
 # clang, instrumented as the project is (an instrumented libEinsumRuntime

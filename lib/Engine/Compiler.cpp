@@ -18,6 +18,8 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -274,6 +276,8 @@ static void setPipelineOptions(const CompileOptions &options,
   pipelineOptions.minimize = options.minimize;
   pipelineOptions.vectorize = options.vectorize;
   pipelineOptions.vectorBits = options.vectorBits;
+  pipelineOptions.grid = options.grid;
+  pipelineOptions.mpiImplementation = options.mpiImplementation;
   // Parsed modules were imported by parseModule, and equation modules are
   // einsum ops already: no second walk for other stacks' ops.
   pipelineOptions.importFrontends = false;
@@ -542,8 +546,76 @@ llvm::Expected<OwningOpRef<ModuleOp>> Engine::Impl::buildKernelModule(
     return buildGradientModule(equation, shapes, elementType, resolution,
                                kKernelName, semiring, options.gradOperand,
                                options);
+  // A rank's program returns its block of the result (shard-partition
+  // changes the function's types; the in-place form's memref arguments
+  // would keep the whole shapes).
   return buildEquationModule(equation, shapes, elementType, resolution,
-                             kKernelName, /*returnResult=*/false, semiring);
+                             kKernelName,
+                             /*returnResult=*/!options.grid.empty(), semiring);
+}
+
+llvm::Expected<Kernel::Distribution> Engine::Impl::planDistribution(
+    llvm::StringRef equation, llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+    ElementType elementType, const EinsumResolution &resolution,
+    const CompileOptions &options) {
+  llvm::Expected<OwningOpRef<ModuleOp>> module =
+      buildKernelModule(equation, shapes, elementType, resolution, options);
+  if (!module)
+    return module.takeError();
+  Kernel::Distribution result;
+  result.grid = options.grid;
+  result.inputShapes.assign(shapes.begin(), shapes.end());
+  result.outputShape.assign(resolution.outputShape.begin(),
+                            resolution.outputShape.end());
+  std::string errors;
+  ScopedDiagnosticHandler handler(&getContext(), [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Remark)
+      result.report += diag.str() + "\n";
+    else if (diag.getSeverity() == DiagnosticSeverity::Error)
+      errors += (errors.empty() ? "" : "; ") + diag.str();
+    return success();
+  });
+  EinsumToLLVMPipelineOptions pipelineOptions;
+  setPipelineOptions(options, pipelineOptions);
+  PassManager pm(&getContext(), ModuleOp::getOperationName());
+  buildEinsumPathPipeline(pm, pipelineOptions);
+  EinsumShardPassOptions shardOptions;
+  shardOptions.grid.assign(options.grid.begin(), options.grid.end());
+  shardOptions.mpiImplementation = options.mpiImplementation;
+  shardOptions.explain = true;
+  pm.addPass(createEinsumShardPass(shardOptions));
+  if (failed(pm.run(**module)))
+    return makeError("distributing the einsum failed: " + errors);
+  auto func = (**module).lookupSymbol<func::FuncOp>(kKernelName);
+  auto splitOf = [](Value annotated) -> std::optional<SplitAxes> {
+    auto shardOp = annotated.getDefiningOp<shard::ShardOp>();
+    if (!shardOp)
+      return std::nullopt;
+    auto sharding = shardOp.getSharding().getDefiningOp<shard::ShardingOp>();
+    if (!sharding)
+      return std::nullopt;
+    SplitAxes split;
+    for (shard::GridAxesAttr axes : sharding.getSplitAxes().getAxes())
+      split.emplace_back(axes.asArrayRef().begin(), axes.asArrayRef().end());
+    return split;
+  };
+  for (BlockArgument arg : func.getArguments()) {
+    if (!arg.hasOneUse())
+      return makeInternalError("einsum-shard left an argument unannotated");
+    std::optional<SplitAxes> split =
+        splitOf(arg.getUses().begin()->getOwner()->getResult(0));
+    if (!split)
+      return makeInternalError("einsum-shard left an argument unannotated");
+    split->resize(cast<RankedTensorType>(arg.getType()).getRank());
+    result.inputSplits.push_back(std::move(*split));
+  }
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  std::optional<SplitAxes> split = splitOf(ret.getOperand(0));
+  if (!split)
+    return makeInternalError("einsum-shard left the result unannotated");
+  split->resize(result.outputShape.size());
+  result.outputSplit = std::move(*split);
+  return result;
 }
 
 llvm::Expected<OwningOpRef<ModuleOp>> Engine::Impl::buildGradientModule(
@@ -696,6 +768,22 @@ llvm::Error engine_impl::checkOptions(const CompileOptions &options,
   if (options.threads == 0 || options.threads > getMaxThreads())
     return makeError("a kernel runs on 1 to " + llvm::Twine(getMaxThreads()) +
                      " threads, not " + llvm::Twine(options.threads));
+  if (!options.grid.empty()) {
+    if (options.target != "cpu")
+      return makeError("a grid of MPI ranks runs on the cpu target, not " +
+                       options.target);
+    if (options.grid.size() > 3 ||
+        llvm::any_of(options.grid, [](int64_t size) { return size < 1; }))
+      return makeError("a grid has 1 to 3 axes of at least one rank each, "
+                       "not " + formatGrid(options.grid));
+    if (options.mpiImplementation != "OpenMPI" &&
+        options.mpiImplementation != "MPICH")
+      return makeError("unknown MPI implementation '" +
+                       options.mpiImplementation +
+                       "' (expected OpenMPI or MPICH)");
+    if (options.gradOperand >= 0)
+      return makeError("gradient kernels are not distributed over a grid");
+  }
   if (options.threads > 1 && options.target == "cpu")
     return checkThreads(options.threads);
   return llvm::Error::success();

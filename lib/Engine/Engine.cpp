@@ -90,7 +90,9 @@ std::string CompileOptions::getCacheKey() const {
          std::to_string(memoryLimit) + "/" + minimize +
          (vectorize ? "/v" + std::to_string(vectorBits) : "/novec") +
          (semiring == "plus_times" ? "" : "/" + semiring) +
-         (gradOperand >= 0 ? "/grad" + std::to_string(gradOperand) : "");
+         (gradOperand >= 0 ? "/grad" + std::to_string(gradOperand) : "") +
+         (grid.empty() ? "" : "/grid" + formatGrid(grid) + "/" +
+                                  mpiImplementation);
 }
 
 //===----------------------------------------------------------------------===//
@@ -684,6 +686,22 @@ Engine::compile(llvm::StringRef equation,
     kernel->inputShapes.push_back(kernel->outputShape);
     kernel->inputTypes.push_back(elementType);
     kernel->outputShape = shapes[options.gradOperand];
+  }
+  if (!options.grid.empty()) {
+    // One rank's program: its blocks in, its block of the result returned.
+    llvm::Expected<Kernel::Distribution> distribution =
+        impl->planDistribution(equation, shapes, elementType, resolution,
+                               options);
+    if (!distribution)
+      return asInternal(distribution.takeError());
+    for (auto [shape, split] :
+         llvm::zip(kernel->inputShapes, distribution->inputSplits))
+      shape = getShardShape(shape, split, options.grid);
+    kernel->outputShape = getShardShape(kernel->outputShape,
+                                        distribution->outputSplit,
+                                        options.grid);
+    kernel->returnsResult = true;
+    kernel->distribution = std::move(*distribution);
   }
   kernel->elementType = elementType;
   kernel->resultRank = kernel->outputShape.size();

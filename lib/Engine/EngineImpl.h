@@ -202,6 +202,14 @@ struct Engine::Impl {
                       const EinsumResolution &resolution,
                       llvm::StringRef functionName, Semiring semiring,
                       unsigned gradOperand, const CompileOptions &options);
+  /// How einsum-shard splits the operands and the result of an equation
+  /// kernel over `options.grid` (the path and einsum-shard on the kernel's
+  /// module), with its report.
+  llvm::Expected<Kernel::Distribution>
+  planDistribution(llvm::StringRef equation,
+                   llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes,
+                   ElementType elementType, const EinsumResolution &resolution,
+                   const CompileOptions &options);
   llvm::Expected<OwningOpRef<ModuleOp>>
   parseModule(llvm::StringRef source, llvm::StringRef name,
               llvm::StringRef entry, func::FuncOp &function);

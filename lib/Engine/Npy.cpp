@@ -171,8 +171,18 @@ static StringRef descrOfElementType(ElementType type) {
   llvm_unreachable("unknown element type");
 }
 
-llvm::Expected<HostTensor> mlir::einsum::parseNpy(StringRef bytes,
-                                                  StringRef name) {
+namespace {
+/// An .npy file's header, checked against the file's size.
+struct NpyHeader {
+  ElementType type = ElementType::F32;
+  llvm::SmallVector<int64_t> shape;
+  bool fortranOrder = false;
+  size_t dataOffset = 0;
+};
+} // namespace
+
+static llvm::Expected<NpyHeader> parseNpyHeader(StringRef bytes,
+                                                StringRef name) {
   auto fail = [&](const llvm::Twine &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    name + ": " + message);
@@ -192,17 +202,17 @@ llvm::Expected<HostTensor> mlir::einsum::parseNpy(StringRef bytes,
     headerLength |= static_cast<size_t>(static_cast<unsigned char>(
                         bytes[8 + i]))
                     << (8 * i);
-  size_t dataOffset = 8 + lengthBytes + headerLength;
-  if (bytes.size() < dataOffset)
+  NpyHeader result;
+  result.dataOffset = 8 + lengthBytes + headerLength;
+  if (bytes.size() < result.dataOffset)
     return fail("truncated header");
   StringRef header = bytes.substr(8 + lengthBytes, headerLength);
   if (!header.ends_with("\n"))
     return fail("malformed header: it must end with a newline");
 
   std::string descr;
-  bool fortranOrder = false;
-  llvm::SmallVector<int64_t> shape;
-  if (llvm::Error err = HeaderParser(header).parse(descr, fortranOrder, shape))
+  if (llvm::Error err = HeaderParser(header).parse(descr, result.fortranOrder,
+                                                   result.shape))
     return fail(llvm::toString(std::move(err)));
 
   std::optional<ElementType> type = elementTypeOfDescr(descr);
@@ -214,10 +224,11 @@ llvm::Expected<HostTensor> mlir::einsum::parseNpy(StringRef bytes,
       why += " (big-endian data is not supported)";
     return fail(why + "; supported: <f4, <f8, <f2, <i4, <i8 and <V2 (bf16)");
   }
+  result.type = *type;
 
   // Check the size against the file before allocating anything.
-  std::optional<uint64_t> needed = getDenseByteSize(*type, shape);
-  size_t available = bytes.size() - dataOffset;
+  std::optional<uint64_t> needed = getDenseByteSize(*type, result.shape);
+  size_t available = bytes.size() - result.dataOffset;
   if (!needed || available < *needed)
     return fail("truncated data: " + llvm::Twine(available) +
                 " bytes, but shape and type need " +
@@ -225,20 +236,34 @@ llvm::Expected<HostTensor> mlir::einsum::parseNpy(StringRef bytes,
   if (available > *needed)
     return fail(llvm::Twine(available - *needed) +
                 " unexpected bytes after the data");
-  llvm::Expected<HostTensor> created = HostTensor::create(*type, shape);
+  return result;
+}
+
+llvm::Expected<HostTensor> mlir::einsum::parseNpy(StringRef bytes,
+                                                  StringRef name) {
+  auto fail = [&](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   name + ": " + message);
+  };
+  llvm::Expected<NpyHeader> parsed = parseNpyHeader(bytes, name);
+  if (!parsed)
+    return parsed.takeError();
+  ElementType type = parsed->type;
+  llvm::ArrayRef<int64_t> shape = parsed->shape;
+  llvm::Expected<HostTensor> created = HostTensor::create(type, shape);
   if (!created)
     return fail(llvm::toString(created.takeError()));
   HostTensor tensor = std::move(*created);
   size_t expected = tensor.getNumBytes();
-  const char *data = bytes.data() + dataOffset;
-  if (!fortranOrder || tensor.getRank() < 2) {
+  const char *data = bytes.data() + parsed->dataOffset;
+  if (!parsed->fortranOrder || tensor.getRank() < 2) {
     std::memcpy(tensor.data(), data, expected);
     return std::move(tensor);
   }
 
   // Fortran order: element (i0, ..., in) is at sum(ik * fstride_k) with the
   // first index varying fastest.
-  size_t width = getByteWidth(*type);
+  size_t width = getByteWidth(type);
   unsigned rank = tensor.getRank();
   llvm::SmallVector<int64_t> fortranStrides(rank, 1);
   for (unsigned k = 1; k < rank; ++k)
@@ -332,6 +357,54 @@ llvm::Error mlir::einsum::writeFileAtomically(
     return fail(ec);
   }
   return llvm::Error::success();
+}
+
+llvm::Expected<std::pair<llvm::SmallVector<int64_t>, ElementType>>
+mlir::einsum::readNpyType(StringRef path) {
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file =
+      readRegularFile(path);
+  if (!file)
+    return file.takeError();
+  llvm::Expected<NpyHeader> header = parseNpyHeader((*file)->getBuffer(), path);
+  if (!header)
+    return header.takeError();
+  return std::make_pair(header->shape, header->type);
+}
+
+llvm::Expected<HostTensor>
+mlir::einsum::readNpyBlock(StringRef path, llvm::ArrayRef<int64_t> offsets,
+                           llvm::ArrayRef<int64_t> shape) {
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file =
+      readRegularFile(path);
+  if (!file)
+    return file.takeError();
+  StringRef bytes = (*file)->getBuffer();
+  llvm::Expected<NpyHeader> header = parseNpyHeader(bytes, path);
+  if (!header)
+    return header.takeError();
+  if (header->shape.size() != shape.size())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   path + ": the array has rank " +
+                                       llvm::Twine(header->shape.size()) +
+                                       ", the block " +
+                                       llvm::Twine(shape.size()));
+  llvm::Expected<HostTensor> block = HostTensor::create(header->type, shape);
+  if (!block)
+    return block.takeError();
+  if (header->fortranOrder && shape.size() >= 2) {
+    // Rare: the whole array, reordered, then the block.
+    llvm::Expected<HostTensor> whole = parseNpy(bytes, path);
+    if (!whole)
+      return whole.takeError();
+    extractBlock(*whole, offsets, *block);
+    return block;
+  }
+  // The block's rows straight from the (mapped) file: only its pages are
+  // read.
+  copyBlock(bytes.data() + header->dataOffset, header->shape, offsets,
+            static_cast<char *>(block->data()), shape,
+            getByteWidth(header->type), /*intoWhole=*/false);
+  return block;
 }
 
 llvm::Expected<HostTensor> mlir::einsum::readNpy(StringRef path) {

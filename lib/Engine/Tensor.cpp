@@ -371,3 +371,114 @@ void mlir::einsum::fillIota(HostTensor &tensor) {
   for (int64_t i = 0, n = tensor.getNumElements(); i < n; ++i)
     tensor.setFromInt(i, i);
 }
+
+void mlir::einsum::copyBlock(const char *whole,
+                             llvm::ArrayRef<int64_t> wholeShape,
+                             llvm::ArrayRef<int64_t> offsets, char *block,
+                             llvm::ArrayRef<int64_t> blockShape, size_t width,
+                             bool intoWhole) {
+  unsigned rank = blockShape.size();
+  for (int64_t size : blockShape)
+    if (size == 0)
+      return;
+  if (rank == 0) {
+    if (intoWhole)
+      std::memcpy(const_cast<char *>(whole), block, width);
+    else
+      std::memcpy(block, whole, width);
+    return;
+  }
+  llvm::SmallVector<int64_t> wholeStrides = getRowMajorStrides(wholeShape);
+  size_t rowBytes = blockShape.back() * width;
+  // Over the block's rows (every axis but the last).
+  llvm::SmallVector<int64_t> index(rank - 1, 0);
+  char *out = block;
+  while (true) {
+    int64_t source = offsets.back();
+    for (unsigned k = 0; k + 1 < rank; ++k)
+      source += (offsets[k] + index[k]) * wholeStrides[k];
+    char *at = const_cast<char *>(whole) + source * width;
+    if (intoWhole)
+      std::memcpy(at, out, rowBytes);
+    else
+      std::memcpy(out, at, rowBytes);
+    out += rowBytes;
+    int k = static_cast<int>(rank) - 2;
+    for (; k >= 0; --k) {
+      if (++index[k] < blockShape[k])
+        break;
+      index[k] = 0;
+    }
+    if (k < 0)
+      return;
+  }
+}
+
+void mlir::einsum::extractBlock(const HostTensor &whole,
+                                llvm::ArrayRef<int64_t> offsets,
+                                HostTensor &block) {
+  copyBlock(static_cast<const char *>(whole.data()), whole.getShape(), offsets,
+            static_cast<char *>(block.data()), block.getShape(),
+            getByteWidth(whole.getElementType()), /*intoWhole=*/false);
+}
+
+void mlir::einsum::insertBlock(const HostTensor &block,
+                               llvm::ArrayRef<int64_t> offsets,
+                               HostTensor &whole) {
+  copyBlock(static_cast<const char *>(whole.data()), whole.getShape(), offsets,
+            const_cast<char *>(static_cast<const char *>(block.data())),
+            block.getShape(), getByteWidth(whole.getElementType()),
+            /*intoWhole=*/true);
+}
+
+/// Calls `visit(blockIndex, wholeIndex)` for every element of the block at
+/// `offsets` of an array of `wholeShape`, both row-major.
+static void forEachBlockElement(
+    llvm::ArrayRef<int64_t> blockShape, llvm::ArrayRef<int64_t> wholeShape,
+    llvm::ArrayRef<int64_t> offsets,
+    llvm::function_ref<void(int64_t, uint64_t)> visit) {
+  llvm::SmallVector<int64_t> strides = getRowMajorStrides(wholeShape);
+  int64_t n = 1;
+  for (int64_t size : blockShape)
+    n *= size;
+  llvm::SmallVector<int64_t> index(blockShape.size(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t global = 0;
+    for (unsigned k = 0; k < blockShape.size(); ++k)
+      global += (offsets[k] + index[k]) * strides[k];
+    visit(i, global);
+    for (int k = static_cast<int>(blockShape.size()) - 1; k >= 0; --k) {
+      if (++index[k] < blockShape[k])
+        break;
+      index[k] = 0;
+    }
+  }
+}
+
+void mlir::einsum::fillBlockRandom(HostTensor &block, uint64_t seed,
+                                   llvm::ArrayRef<int64_t> wholeShape,
+                                   llvm::ArrayRef<int64_t> offsets) {
+  bool isFloatType = isFloat(block.getElementType());
+  forEachBlockElement(
+      block.getShape(), wholeShape, offsets, [&](int64_t i, uint64_t global) {
+        // splitmix64 of the seed and the index.
+        uint64_t z = seed + 0x9e3779b97f4a7c15ull * (global + 1);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        if (isFloatType)
+          block.setFromDouble(i, static_cast<double>(z >> 11) * 0x1.0p-52 -
+                                     1.0);
+        else
+          block.setFromInt(i, static_cast<int64_t>(z % 17) - 8);
+      });
+}
+
+void mlir::einsum::fillBlockIota(HostTensor &block,
+                                 llvm::ArrayRef<int64_t> wholeShape,
+                                 llvm::ArrayRef<int64_t> offsets) {
+  forEachBlockElement(block.getShape(), wholeShape, offsets,
+                      [&](int64_t i, uint64_t global) {
+                        block.setFromInt(i, static_cast<int64_t>(global));
+                      });
+}

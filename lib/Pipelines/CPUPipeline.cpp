@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Pass/PassManager.h"
@@ -49,6 +50,12 @@ void mlir::einsum::buildEinsumToLinalgPipeline(
   if (options.importFrontends)
     buildEinsumImportPipeline(pm);
   buildEinsumPathPipeline(pm, options);
+  if (!options.grid.empty()) {
+    EinsumShardPassOptions shardOptions;
+    shardOptions.grid.assign(options.grid.begin(), options.grid.end());
+    shardOptions.mpiImplementation = options.mpiImplementation;
+    pm.addPass(createEinsumShardPass(shardOptions));
+  }
   ConvertEinsumToLinalgPassOptions conversionOptions;
   conversionOptions.expandDynamicBroadcasts = expandDynamicBroadcasts;
   pm.addPass(createConvertEinsumToLinalgPass(conversionOptions));
@@ -56,6 +63,16 @@ void mlir::einsum::buildEinsumToLinalgPipeline(
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (!options.grid.empty()) {
+    // Each function becomes the program of one rank: its blocks of the
+    // operands in, its block of the result out, shard.all_reduce where a
+    // summed dim is split. The schedule then sees the local shapes.
+    pm.addNestedPass<func::FuncOp>(shard::createShardingPropagation());
+    pm.addNestedPass<func::FuncOp>(shard::createPartition());
+    pm.addPass(createEinsumLowerShardSlicesPass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
 }
 
 void mlir::einsum::buildEinsumSchedulePipeline(
@@ -138,6 +155,14 @@ void mlir::einsum::buildEinsumLowerToLLVMPipeline(
   FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
   memrefOptions.useGenericFunctions = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
+  if (!options.grid.empty()) {
+    // MPI calls for the ABI the module's DLTI map names.
+    ConvertToLLVMPassOptions mpiOptions;
+    mpiOptions.filterDialects = {"mpi"};
+    pm.addPass(createConvertToLLVMPass(mpiOptions));
+    if (options.mpiImplementation == "OpenMPI")
+      pm.addPass(createEinsumFixOpenMPIABIPass());
+  }
   pm.addPass(createSCFToControlFlowPass());
   if (options.returnOnError)
     pm.addPass(createEinsumLowerRuntimeChecksPass());
@@ -166,6 +191,14 @@ void mlir::einsum::buildEinsumToLLVMPipeline(
     OpPassManager &pm, const EinsumToLLVMPipelineOptions &options) {
   buildEinsumToLinalgPipeline(pm, options);
   buildEinsumSchedulePipeline(pm, options);
+  if (!options.grid.empty()) {
+    // Collectives to MPI calls on buffers, before bufferization (their
+    // buffers are then deallocated with the kernel's).
+    pm.addPass(createConvertShardToMPIPass());
+    pm.addPass(createCanonicalizerPass());
+    // The grid, private and now unused.
+    pm.addPass(createSymbolDCEPass());
+  }
   buildEinsumBufferizePipeline(pm);
   buildEinsumLowerToLLVMPipeline(pm, options);
 }

@@ -7,6 +7,7 @@
 //   einsum-run --equation='bij,bjk->bik' --input=@a.npy --input=3x5x4xf32
 //              [--output=c.npy] [--check] [--benchmark=N] [--emit=STAGE]
 //   einsum-run kernels.mlir --entry=NAME --input=... (same flags)
+//   mpirun -np 4 einsum-run --grid=2x2 --equation=... (one rank each)
 //
 // An input is @FILE.npy, SHAPExTYPE (deterministic random data from --seed),
 // SHAPExTYPE=@FILE.npy (the file must have that type) or SHAPExTYPE=iota
@@ -21,6 +22,7 @@
 #include "einsum/Engine/Npy.h"
 #include "einsum/Engine/Reference.h"
 #include "../common/ToolSupport.h"
+#include "Mpi.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -170,6 +172,21 @@ static cl::opt<std::string>
                           "to: isa (PTX, compiled by the driver), bin (cubin, "
                           "needs ptxas) or fatbin"),
                  cl::value_desc("FORMAT"), cl::init("isa"), cl::cat(category));
+static cl::opt<std::string> gridOpt(
+    "grid",
+    cl::desc("Run the einsum over a grid of MPI ranks of this shape (4, 2x2, "
+             "2x2x2), one einsum-run per rank under `mpirun -np RANKS`: "
+             "einsum-shard splits the loop dims over the grid, each rank "
+             "reads its blocks of the inputs and computes its block of the "
+             "result, rank 0 gathers the result (--equation only; 1 thread "
+             "per rank unless --threads)"),
+    cl::value_desc("SHAPE"), cl::cat(category));
+static cl::opt<bool> outputShardedOpt(
+    "output-sharded",
+    cl::desc("With --grid: each rank writes its block of the result to "
+             "OUTPUT.rankN.npy (OUTPUT: --output without .npy) instead of "
+             "rank 0 writing the whole result"),
+    cl::init(false), cl::cat(category));
 static cl::opt<uint64_t> seedOpt("seed",
                                  cl::desc("Seed of the random inputs"),
                                  cl::init(0), cl::cat(category));
@@ -209,6 +226,14 @@ constexpr const char *kExitStatusHelp =
 /// One line on stderr, then exit.
 [[noreturn]] void fail(const llvm::Twine &message,
                        int status = kExitBadInput) {
+  if (einsum_run::isMPIInitialized() && einsum_run::getNumRanks() > 1) {
+    // Every rank stops: none waits for this one in a collective.
+    llvm::errs() << "einsum-run: error: rank " << einsum_run::getRank()
+                 << ": " << message << "\n";
+    llvm::errs().flush();
+    llvm::outs().flush();
+    einsum_run::abortMPI(status);
+  }
   llvm::errs() << "einsum-run: error: " << message << "\n";
   exitWith(status);
 }
@@ -359,6 +384,279 @@ void printArray(llvm::raw_ostream &os, const HostTensor &t) {
   print(0, 0);
   os << "\n";
 }
+
+//===----------------------------------------------------------------------===//
+// --grid: one rank of an MPI run
+//===----------------------------------------------------------------------===//
+
+/// The whole shape and type of an input, from its spec or its file's header.
+std::pair<SmallVector<int64_t>, ElementType> getInputType(const InputSpec &spec,
+                                                          unsigned index) {
+  if (spec.path.empty())
+    return *spec.type;
+  auto [shape, type] = check(readNpyType(spec.path),
+                             ("input " + llvm::Twine(index) + ": ").str());
+  if (spec.type && (shape != spec.type->first || type != spec.type->second))
+    fail(llvm::formatv("input {0}: {1} holds a {2} array, but {3} was given",
+                       index, spec.path, formatTensorType(shape, type),
+                       formatTensorType(spec.type->first, spec.type->second)));
+  return {shape, type};
+}
+
+/// The block of `shape` at `offsets` of input `index` (of `whole` shape):
+/// read from its file, or made from --seed (a hash of each element's index,
+/// so that blocks put together are the whole random array).
+HostTensor materializeBlock(const InputSpec &spec, unsigned index,
+                            llvm::ArrayRef<int64_t> whole, ElementType type,
+                            llvm::ArrayRef<int64_t> offsets,
+                            llvm::ArrayRef<int64_t> shape) {
+  std::string prefix = ("input " + llvm::Twine(index) + ": ").str();
+  if (!spec.path.empty())
+    return check(readNpyBlock(spec.path, offsets, shape), prefix);
+  HostTensor block = check(HostTensor::create(type, shape), prefix);
+  if (spec.iota)
+    fillBlockIota(block, whole, offsets);
+  else
+    fillBlockRandom(block, seedOpt * 1000003ull + index * 7919ull + 1, whole,
+                    offsets);
+  return block;
+}
+
+/// "c.npy" -> "c.rank3.npy".
+std::string getShardPath(llvm::StringRef path, int rank) {
+  llvm::StringRef stem = path;
+  stem.consume_back(".npy");
+  return (stem + ".rank" + llvm::Twine(rank) + ".npy").str();
+}
+
+std::string formatBlock(llvm::ArrayRef<int64_t> offsets,
+                        llvm::ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  for (unsigned k = 0; k < shape.size(); ++k)
+    text += (k ? ", " : "") + std::to_string(offsets[k]) + ":" +
+            std::to_string(offsets[k] + shape[k]);
+  return text + "]";
+}
+
+/// Runs the einsum as one rank of `mpirun -np RANKS einsum-run --grid=...`
+/// and exits.
+[[noreturn]] void runDistributed(Engine &engine, CompileOptions options,
+                                 llvm::ArrayRef<InputSpec> specs,
+                                 const std::string &outputPath,
+                                 std::optional<Stage> stage, bool explainGiven,
+                                 bool explainJson) {
+  using namespace einsum_run;
+  SmallVector<int64_t> grid = check(parseGrid(gridOpt), "--grid: ");
+  int64_t ranks = 1;
+  for (int64_t size : grid)
+    ranks *= size;
+  if (!haveMPI())
+    fail("--grid needs MPI, and this einsum-run was built without it "
+         "(install libopenmpi-dev and rebuild)");
+  if (!inputFile.empty())
+    fail("--grid runs --equation einsums, not .mlir files");
+  if (options.gradOperand >= 0 || gradOpt.getNumOccurrences())
+    fail("--grad and --grid cannot be combined: gradient kernels are not "
+         "distributed");
+  if (targetOpt != "cpu")
+    fail("--grid runs on the cpu target, not " + targetOpt);
+  if (explainJson)
+    fail("--grid reports its split as text: use --explain");
+  if (outputShardedOpt && outputPath.empty())
+    fail("--output-sharded needs --output=@FILE.npy (each rank writes "
+         "FILE.rankN.npy)");
+  initMPI(nullptr, nullptr);
+  int rank = getRank();
+  // Before any communication: the grid must have as many ranks as the run.
+  if (getNumRanks() != ranks) {
+    if (rank == 0)
+      llvm::errs() << llvm::formatv(
+          "einsum-run: error: --grid={0} needs {1} ranks, but this run has "
+          "{2} (run `mpirun -np {1} einsum-run --grid={0} ...`)\n",
+          gridOpt, ranks, getNumRanks());
+    llvm::errs().flush();
+    abortMPI(kExitBadInput);
+  }
+  options.grid = grid;
+  options.mpiImplementation = getMPIImplementation();
+
+  SmallVector<SmallVector<int64_t>> shapes;
+  SmallVector<ElementType> types;
+  for (auto [i, spec] : llvm::enumerate(specs)) {
+    auto [shape, type] = getInputType(spec, i);
+    shapes.push_back(shape);
+    types.push_back(type);
+  }
+  EinsumResolution resolution =
+      check(resolveEinsum(equationOpt, shapes), "einsum: ");
+  ElementType type = types.front();
+  for (auto [i, t] : llvm::enumerate(types))
+    if (t != type)
+      fail(llvm::formatv("einsum: operand {0} has element type {1}, but "
+                         "operand 0 has {2}; all operands must have one "
+                         "element type",
+                         i, getName(t), getName(type)));
+  if (stage) {
+    std::string text =
+        check(engine.emit(equationOpt, shapes, type, *stage, options));
+    if (rank == 0)
+      llvm::outs() << text;
+    exitWith(finalizeMPI(0));
+  }
+  std::shared_ptr<Kernel> kernel =
+      check(engine.compile(equationOpt, shapes, type, options));
+  const Kernel::Distribution &distribution = *kernel->getDistribution();
+  if (explainGiven && rank == 0) {
+    ContractionPath path =
+        check(engine.explain(equationOpt, shapes, type, options), "einsum: ");
+    llvm::outs() << path.getReport(equationOpt) << distribution.report;
+  }
+
+  // This rank's blocks.
+  SmallVector<int64_t> coords = getGridCoordinates(rank, grid);
+  SmallVector<HostTensor> blocks;
+  for (auto [i, spec] : llvm::enumerate(specs))
+    blocks.push_back(materializeBlock(
+        spec, i, shapes[i], type,
+        getShardOffsets(shapes[i], distribution.inputSplits[i], grid, coords),
+        kernel->getInputShapes()[i]));
+  SmallVector<const HostTensor *> pointers;
+  for (HostTensor &block : blocks)
+    pointers.push_back(&block);
+  HostTensor output;
+  failOn(kernel->run(pointers, output));
+
+  // The whole result on rank 0: every rank's block in its place (blocks
+  // replicated over a grid axis are the same numbers).
+  bool printResult = outputPath.empty() && !benchmarkOpt;
+  bool needWhole =
+      checkOpt || printResult || (!outputPath.empty() && !outputShardedOpt);
+  HostTensor whole;
+  if (needWhole) {
+    size_t bytes = output.getNumBytes();
+    std::vector<char> gathered(rank == 0 ? bytes * ranks : 0);
+    gatherBytes(output.data(), bytes, gathered.data());
+    if (rank == 0) {
+      whole = check(HostTensor::create(type, distribution.outputShape),
+                    "the result: ");
+      for (int r = 0; r < ranks; ++r)
+        copyBlock(static_cast<const char *>(whole.data()),
+                  distribution.outputShape,
+                  getShardOffsets(distribution.outputShape,
+                                  distribution.outputSplit, grid,
+                                  getGridCoordinates(r, grid)),
+                  gathered.data() + r * bytes, output.getShape(),
+                  getByteWidth(type), /*intoWhole=*/true);
+    }
+  }
+
+  int status = 0;
+  if (checkOpt && rank == 0) {
+    constexpr uint64_t kMaxReferencePoints = uint64_t(1) << 33;
+    if (resolution.iterationCount().value_or(0) > kMaxReferencePoints)
+      fail("--check would walk more than 2^33 points with the reference "
+           "evaluator; check smaller shapes");
+    SmallVector<HostTensor> inputs;
+    for (auto [i, spec] : llvm::enumerate(specs))
+      inputs.push_back(materializeBlock(spec, i, shapes[i], type,
+                                        SmallVector<int64_t>(shapes[i].size()),
+                                        shapes[i]));
+    SmallVector<const HostTensor *> operands;
+    for (HostTensor &input : inputs)
+      operands.push_back(&input);
+    ReferenceResult reference = evaluateReference(
+        resolution, operands,
+        symbolizeSemiring(semiringOpt).value_or(Semiring::PlusTimes));
+    Comparison cmp = compareWithReference(whole, reference);
+    if (!cmp.ok) {
+      llvm::errs() << "einsum-run: error: check failed: " << cmp.message
+                   << "\n";
+      status = kExitCheckFailed;
+    } else {
+      llvm::outs() << llvm::formatv(
+          "check: OK on grid {0} ({1} ranks), max abs error {2:e}, {3:f2} of "
+          "the tolerance\n",
+          gridOpt, ranks, cmp.maxAbsError, cmp.maxErrorRatio);
+    }
+  }
+
+  if (benchmarkOpt > 0) {
+    // Every run starts together; a rank's time includes waiting for the
+    // others in the collectives.
+    failOn(kernel->run(pointers, output));
+    resetCommStats();
+    std::vector<double> times;
+    for (unsigned run = 0; run < benchmarkOpt; ++run) {
+      barrier();
+      auto start = std::chrono::steady_clock::now();
+      failOn(kernel->run(pointers, output));
+      times.push_back(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+    }
+    double mean = 0;
+    for (double t : times)
+      mean += t / times.size();
+    std::sort(times.begin(), times.end());
+    CommStats comm = getCommStats();
+    double runs = benchmarkOpt;
+    std::vector<double> medians = gatherDoubles(times[times.size() / 2]);
+    std::vector<double> means = gatherDoubles(mean);
+    std::vector<double> commTimes = gatherDoubles(comm.seconds / runs);
+    std::vector<double> payloads = gatherDoubles(comm.payloadBytes / runs);
+    std::vector<double> ringBytes = gatherDoubles(comm.ringBytes / runs);
+    std::vector<double> operandBytes = gatherDoubles([&] {
+      double bytes = 0;
+      for (const HostTensor &block : blocks)
+        bytes += block.getNumBytes();
+      return bytes;
+    }());
+    if (rank == 0) {
+      double slowest = *std::max_element(medians.begin(), medians.end());
+      llvm::outs() << llvm::formatv(
+          "benchmark: grid {0} ({1} ranks, {2} thread(s) each): compile "
+          "{3:f1} ms{4}, median {5:f4} ms (slowest rank), {6:f2} GFLOP/s in "
+          "all, {7} runs\n",
+          gridOpt, ranks, options.threads, kernel->getCompileSeconds() * 1e3,
+          kernel->isFromDiskCache() ? " (from the disk cache)" : "",
+          slowest * 1e3, kernel->getFlops() / slowest * 1e-9, benchmarkOpt);
+      for (int r = 0; r < ranks; ++r)
+        llvm::outs() << llvm::formatv(
+            "  rank {0}: median {1:f4} ms, mean {2:f4} ms of which "
+            "{3:f4} ms in MPI ({4:f1}%: all-reduces, communicator splits); all-reduced {5:f0} bytes "
+            "per run (a ring all-reduce sends and receives {6:f0}); operand "
+            "blocks {7:f0} bytes\n",
+            r, medians[r] * 1e3, means[r] * 1e3, commTimes[r] * 1e3,
+            means[r] > 0 ? 100 * commTimes[r] / means[r] : 0.0, payloads[r],
+            ringBytes[r], operandBytes[r]);
+    }
+  }
+
+  if (!outputPath.empty()) {
+    if (outputShardedOpt) {
+      std::string path = getShardPath(outputPath, rank);
+      failOn(writeNpy(path, output));
+      // Every block is written before rank 0 says where they are.
+      barrier();
+      for (int r = 0; rank == 0 && r < ranks; ++r)
+        llvm::outs() << "output: " << getShardPath(outputPath, r)
+                     << " holds the block "
+                     << formatBlock(getShardOffsets(
+                                        distribution.outputShape,
+                                        distribution.outputSplit, grid,
+                                        getGridCoordinates(r, grid)),
+                                    output.getShape())
+                     << " of the " << formatTensorType(distribution.outputShape, type)
+                     << " result\n";
+    } else if (rank == 0) {
+      failOn(writeNpy(outputPath, whole));
+    }
+  } else if (printResult && rank == 0) {
+    printArray(llvm::outs(), whole);
+  }
+  llvm::outs().flush();
+  exitWith(finalizeMPI(status));
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -494,6 +792,15 @@ int main(int argc, char **argv) {
   options.target = targetOpt;
   options.chip = chipOpt;
   options.gpuFormat = gpuFormatOpt;
+  if (gridOpt.getNumOccurrences()) {
+    // Ranks share the machine's cores: one thread each unless told.
+    if (!threadsFlag)
+      options.threads = 1;
+    runDistributed(engine, options, specs, outputPath, stage, explainGiven,
+                   explainJson);
+  }
+  if (outputShardedOpt)
+    fail("--output-sharded needs --grid");
   std::shared_ptr<Kernel> kernel;
   std::optional<EinsumResolution> resolution;
   SmallVector<HostTensor> inputs;

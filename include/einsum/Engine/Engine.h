@@ -26,6 +26,7 @@
 #define EINSUM_ENGINE_ENGINE_H
 
 #include "einsum/Dialect/Einsum/Transforms/ContractionPath.h"
+#include "einsum/Dialect/Einsum/Transforms/ShardingModel.h"
 #include "einsum/Dialect/Einsum/Utils/EinsumEquation.h"
 #include "einsum/Engine/DiskCache.h"
 #include "einsum/Engine/ObjectCode.h"
@@ -88,6 +89,15 @@ struct CompileOptions {
   /// (of the einsum's result shape), and writes the gradient (of the
   /// operand's shape). Float element types, the CPU target.
   int gradOperand = -1;
+  /// Where non-empty, an equation kernel is the program of one rank of a
+  /// grid of MPI ranks of this shape (einsum-shard, shard-partition and the
+  /// MPI lowering; the cpu target): it takes the rank's blocks of the
+  /// operands and returns its block of the result (Kernel::getDistribution).
+  /// The process must have initialized MPI and have as many ranks as the
+  /// grid.
+  llvm::SmallVector<int64_t> grid;
+  /// The MPI ABI the kernel calls: OpenMPI or MPICH.
+  std::string mpiImplementation = "OpenMPI";
   /// Look kernels up in, and add them to, the on-disk cache (DiskCache.h;
   /// also off where EINSUM_MLIR_CACHE=0).
   bool diskCache = true;
@@ -168,6 +178,22 @@ public:
   /// What einsumRuntimeInvoke needs to call the kernel.
   KernelSignature getSignature() const;
 
+  /// How a kernel compiled for a grid (CompileOptions::grid) splits its
+  /// operands and result; the shapes above are then one rank's blocks.
+  struct Distribution {
+    llvm::SmallVector<int64_t> grid;
+    llvm::SmallVector<SplitAxes> inputSplits;
+    SplitAxes outputSplit;
+    /// The whole operands' and result's shapes.
+    llvm::SmallVector<llvm::SmallVector<int64_t>> inputShapes;
+    llvm::SmallVector<int64_t> outputShape;
+    /// einsum-shard's decision for each einsum of the path, a line each.
+    std::string report;
+  };
+  const std::optional<Distribution> &getDistribution() const {
+    return distribution;
+  }
+
 private:
   friend class Engine;
   Kernel() = default;
@@ -205,6 +231,7 @@ private:
   double compileSeconds = 0;
   bool fromDiskCache = false;
   std::optional<SingleEinsum> singleEinsum;
+  std::optional<Distribution> distribution;
 };
 
 /// Owns an MLIR context and a kernel cache. Thread-safe.

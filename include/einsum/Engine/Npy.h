@@ -47,6 +47,16 @@ writeFileAtomically(llvm::StringRef path,
 
 /// Reads an .npy file; errors name the file and what is wrong.
 llvm::Expected<HostTensor> readNpy(llvm::StringRef path);
+/// The shape and element type of an .npy file (its header, checked against
+/// the file's size).
+llvm::Expected<std::pair<llvm::SmallVector<int64_t>, ElementType>>
+readNpyType(llvm::StringRef path);
+/// Reads the block of `shape` at `offsets` of an .npy file (in bounds): from
+/// the mapped file, so that only the block's pages are read (a Fortran-order
+/// file is read whole).
+llvm::Expected<HostTensor> readNpyBlock(llvm::StringRef path,
+                                        llvm::ArrayRef<int64_t> offsets,
+                                        llvm::ArrayRef<int64_t> shape);
 /// Parses .npy bytes (`name` is used in error messages).
 llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
                                     llvm::StringRef name);

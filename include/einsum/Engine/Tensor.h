@@ -116,6 +116,32 @@ void fillRandom(HostTensor &tensor, uint64_t seed);
 /// Fills `tensor` with 0, 1, 2, ... in row-major order.
 void fillIota(HostTensor &tensor);
 
+/// Copies between a row-major array of shape `wholeShape` and its block of
+/// shape `blockShape` at `offsets` (in bounds), elements of `width` bytes:
+/// into the block, or (`intoWhole`) from the block into the array.
+void copyBlock(const char *whole, llvm::ArrayRef<int64_t> wholeShape,
+               llvm::ArrayRef<int64_t> offsets, char *block,
+               llvm::ArrayRef<int64_t> blockShape, size_t width,
+               bool intoWhole);
+/// The block of `whole` at `offsets` into `block` (of the same type).
+void extractBlock(const HostTensor &whole, llvm::ArrayRef<int64_t> offsets,
+                  HostTensor &block);
+/// `block` into `whole` at `offsets`.
+void insertBlock(const HostTensor &block, llvm::ArrayRef<int64_t> offsets,
+                 HostTensor &whole);
+
+/// Fills `block`, the block at `offsets` of an array of `wholeShape`, with
+/// the values that fillBlockRandom gives that array's elements: a hash of
+/// `seed` and each element's row-major index (uniform in [-1, 1) for
+/// floats, integers in [-8, 8]), so that every rank of a grid makes its
+/// own block and a whole array is the blocks put together.
+void fillBlockRandom(HostTensor &block, uint64_t seed,
+                     llvm::ArrayRef<int64_t> wholeShape,
+                     llvm::ArrayRef<int64_t> offsets);
+/// Like fillIota, by each element's row-major index in the whole array.
+void fillBlockIota(HostTensor &block, llvm::ArrayRef<int64_t> wholeShape,
+                   llvm::ArrayRef<int64_t> offsets);
+
 } // namespace einsum
 } // namespace mlir
 

@@ -99,6 +99,16 @@ struct EinsumToLLVMPipelineOptions
       llvm::cl::desc("Vector register width the schedules are chosen for "
                      "(0: the host's)"),
       llvm::cl::init(0)};
+  PassOptions::ListOption<int64_t> grid{
+      *this, "grid",
+      llvm::cl::desc("Distribute the einsums over a grid of MPI ranks of "
+                     "this shape (e.g. 2,2): einsum-shard, shard-partition "
+                     "and the MPI lowering; each function becomes the "
+                     "program of one rank")};
+  PassOptions::Option<std::string> mpiImplementation{
+      *this, "mpi-implementation",
+      llvm::cl::desc("The MPI ABI of the distributed code: OpenMPI or MPICH"),
+      llvm::cl::init("OpenMPI")};
 };
 
 /// Other stacks' contractions into einsum ops: einsum-import-frontends

@@ -377,4 +377,52 @@ def EinsumVectorizeCopiesPass : Pass<"einsum-vectorize-copies"> {
   ];
 }
 
+def EinsumFixOpenMPIABIPass
+    : Pass<"einsum-fix-openmpi-abi", "::mlir::ModuleOp"> {
+  let summary = "Correct two OpenMPI ABI errors of LLVM 22's MPI lowering";
+  let description = [{
+    LLVM 22's MPI-to-LLVM lowering (`convert-to-llvm` of the mpi dialect,
+    `MPI:Implementation = "OpenMPI"`) gets two things of OpenMPI's ABI
+    wrong, so that a kernel with an all-reduce does not link or crashes:
+
+    - it refers to the predefined `MPI_Op`s as `ompi_mpi_sum`,
+      `ompi_mpi_max`, ...; OpenMPI (4.x, 5.x) names them `ompi_mpi_op_sum`,
+      `ompi_mpi_op_max`, ...: the external `llvm.mlir.global`s and their
+      `llvm.mlir.addressof` uses are renamed;
+    - it reads the communicator that `MPI_Comm_split` writes as a 32-bit
+      integer (MPICH's handles) and sign-extends it, where OpenMPI's
+      `MPI_Comm` is a pointer: `llvm.load ... -> i32` of the call's result
+      slot followed by `llvm.sext` to i64 becomes one `llvm.load ... -> i64`.
+
+    Anything else is left as it is, so the pass is a no-op on modules that
+    the lowering got right.
+
+    Input invariant: the LLVM dialect after the MPI lowering for OpenMPI.
+    Output IR: the same with the two corrections.
+  }];
+}
+
+def EinsumLowerShardSlicesPass : Pass<"einsum-lower-shard-slices"> {
+  let summary = "Lower shard.all_slice to each rank's tensor.extract_slice";
+  let description = [{
+    `shard-partition` reshards a tensor that is replicated over a grid axis
+    into one split over it with `shard.all_slice`: every rank keeps its
+    block, no communication. `convert-shard-to-mpi` has no pattern for it;
+    this pass applies upstream's lowering (`populateAllSliceOpLowering
+    Patterns`): the rank's index along the axes (`shard.process_multi_index`,
+    which the MPI lowering turns into `MPI_Comm_rank` arithmetic) times the
+    block size is the offset of a `tensor.extract_slice`.
+
+    Input invariant: partitioned functions (after `shard-partition`).
+    Output IR: no `shard.all_slice`; `shard.process_multi_index`,
+    `tensor.extract_slice` and `affine`/`arith` index arithmetic instead.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::shard::ShardDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // EINSUM_TRANSFORMS_PASSES

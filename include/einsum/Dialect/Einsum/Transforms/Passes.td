@@ -106,4 +106,49 @@ def EinsumGradPass : Pass<"einsum-grad", "::mlir::ModuleOp"> {
   ];
 }
 
+def EinsumShardPass : Pass<"einsum-shard", "::mlir::ModuleOp"> {
+  let summary = "Distribute einsums over a grid of ranks with shard "
+                "annotations";
+  let description = [{
+    For every `func.func` whose body is `einsum.contract` ops of its
+    arguments and of each other (after `einsum-optimize-path`: binary
+    steps), decides which loop dims of each einsum are split over which
+    axes of a grid of `grid` ranks (`ShardingModel.h`: the least data volume
+    per rank, operand and result blocks plus the all-reduce that splitting a
+    summed dim needs), and writes the decision as the `shard` dialect's
+    annotations: a `shard.grid @einsum_grid`, `shard.shard ... annotate_for_
+    users` on every einsum operand and `shard.shard` on every result, so
+    that `convert-einsum-to-linalg`, `sharding-propagation` and
+    `shard-partition` turn each function into the program of one rank
+    (arguments and result of its block's shape, `shard.all_reduce` where a
+    summed dim is split), and `convert-shard-to-mpi` into MPI calls. The
+    module gets `dlti.map = #dlti.map<"MPI:Implementation" = IMPL>` for the
+    MPI lowering.
+
+    Einsums with a diagonal or a broadcast axis are computed whole on every
+    rank; summed dims are split only for plus-times einsums of f32, f64,
+    i32 or i64 (the element types and reduction MPI_Allreduce gets).
+
+    With `explain`, each einsum gets a remark with its split, the volumes
+    per rank and the lower bound.
+
+    Input invariant: static shapes; every argument and every einsum result
+    has one use. Anything else in the function is an error naming the op.
+    Output IR: the same einsums between shard annotations.
+  }];
+  let dependentDialects = [
+    "::mlir::DLTIDialect",
+    "::mlir::shard::ShardDialect",
+  ];
+  let options = [
+    ListOption<"grid", "grid", "int64_t",
+               "The grid's axes: number of ranks along each (e.g. 2,2)">,
+    Option<"mpiImplementation", "mpi-implementation", "std::string",
+           /*default=*/"\"OpenMPI\"",
+           "The MPI ABI to lower to: OpenMPI or MPICH">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Attach a remark with the decision and its costs to each einsum">,
+  ];
+}
+
 #endif // EINSUM_DIALECT_EINSUM_TRANSFORMS_PASSES
