@@ -22,6 +22,8 @@ packages=(
   libopenblas-dev
   # torch: the oracle of the Python conformance and interop tests
   python3-torch
+  # MPI: einsum-run --grid and its tests (mpirun on loopback)
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

@@ -585,7 +585,8 @@ llvm::Expected<Kernel::Distribution> Engine::Impl::planDistribution(
   shardOptions.explain = true;
   pm.addPass(createEinsumShardPass(shardOptions));
   if (failed(pm.run(**module)))
-    return makeError("distributing the einsum failed: " + errors);
+    return makeError(errors.empty() ? "the einsum cannot be distributed"
+                                    : errors);
   auto func = (**module).lookupSymbol<func::FuncOp>(kKernelName);
   auto splitOf = [](Value annotated) -> std::optional<SplitAxes> {
     auto shardOp = annotated.getDefiningOp<shard::ShardOp>();

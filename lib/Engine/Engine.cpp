@@ -692,8 +692,10 @@ Engine::compile(llvm::StringRef equation,
     llvm::Expected<Kernel::Distribution> distribution =
         impl->planDistribution(equation, shapes, elementType, resolution,
                                options);
+    // An einsum that cannot be distributed (a diagonal, a broadcast axis)
+    // is the input's matter: einsum-shard's message, not an internal error.
     if (!distribution)
-      return asInternal(distribution.takeError());
+      return distribution.takeError();
     for (auto [shape, split] :
          llvm::zip(kernel->inputShapes, distribution->inputSplits))
       shape = getShardShape(shape, split, options.grid);

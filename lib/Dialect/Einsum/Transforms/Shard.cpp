@@ -85,9 +85,17 @@ FailureOr<FunctionSteps> collectSteps(func::FuncOp func) {
       names.push_back(dim.name());
     }
     for (auto [index, operand] : llvm::enumerate(resolution.operands)) {
-      if (!operand.diagonalGroups().empty() ||
-          llvm::is_contained(operand.broadcast, true))
-        step.shardable = false;
+      // shard-partition's linalg model takes projected permutations only.
+      if (!operand.diagonalGroups().empty())
+        return op.emitError()
+               << "einsum-shard: operand " << index
+               << " has a repeated label (a diagonal); distributed einsums "
+                  "take operands without repeated labels";
+      if (llvm::is_contained(operand.broadcast, true))
+        return op.emitError()
+               << "einsum-shard: operand " << index
+               << " has a size-1 axis broadcast against a larger one; "
+                  "distributed einsums take operands without broadcasting";
       step.operandDims.emplace_back(operand.dims.begin(), operand.dims.end());
       Value value = contract.getInputs()[index];
       if (auto arg = dyn_cast<BlockArgument>(value)) {
@@ -102,7 +110,10 @@ FailureOr<FunctionSteps> collectSteps(func::FuncOp func) {
     }
     for (unsigned dim = 0; dim < resolution.numOutputDims(); ++dim)
       step.resultDims.push_back(dim);
-    step.reductionsSplittable = hasAllReduce(contract);
+    // The MPI lowering's all-reduce takes buffers of rank 1 or more: a
+    // scalar result is not summed across ranks.
+    step.reductionsSplittable =
+        hasAllReduce(contract) && !step.resultDims.empty();
     Type type =
         cast<RankedTensorType>(contract.getResult().getType()).getElementType();
     result.elementBytes = (type.getIntOrFloatBitWidth() + 7) / 8;

@@ -267,7 +267,7 @@ planInOrder(llvm::ArrayRef<ShardingStep> steps, llvm::ArrayRef<int64_t> grid,
         return evaluate();
       axisDims[gridAxis] = -1;
       visit(gridAxis + 1);
-      if (!step.shardable || grid[gridAxis] == 1)
+      if (grid[gridAxis] == 1)
         return;
       for (unsigned dim = 0; dim < numDims; ++dim) {
         if (step.dimIsReduction[dim] ? !step.reductionsSplittable
@@ -284,11 +284,15 @@ planInOrder(llvm::ArrayRef<ShardingStep> steps, llvm::ArrayRef<int64_t> grid,
     // intermediates, where splitting nothing is always reachable.
     if (!found)
       return {};
-    if (!step.shardable)
-      best.note = "not split: an operand has a diagonal or a broadcast axis";
-    else if (llvm::all_of(best.axisDims, [](int d) { return d < 0; }) &&
+    if (llvm::all_of(best.axisDims, [](int d) { return d < 0; }) &&
              ranks > 1)
-      best.note = "not split: no dim's size divides by the grid's axes";
+      best.note = step.reductionsSplittable ||
+                          llvm::none_of(step.dimIsReduction,
+                                        [](bool summed) { return summed; })
+                      ? "not split: no dim's size divides by the grid's axes"
+                      : "not split: no free dim's size divides by the grid's "
+                        "axes, and the summed dims are not all-reduced "
+                        "(semiring, element type or a scalar result)";
     best.lowerBoundBytes = lowerBound(step, ranks, elementBytes);
     plans.push_back(std::move(best));
   }

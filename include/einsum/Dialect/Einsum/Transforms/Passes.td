@@ -125,15 +125,17 @@ def EinsumShardPass : Pass<"einsum-shard", "::mlir::ModuleOp"> {
     module gets `dlti.map = #dlti.map<"MPI:Implementation" = IMPL>` for the
     MPI lowering.
 
-    Einsums with a diagonal or a broadcast axis are computed whole on every
-    rank; summed dims are split only for plus-times einsums of f32, f64,
-    i32 or i64 (the element types and reduction MPI_Allreduce gets).
+    Summed dims are split only for plus-times einsums of f32, f64,
+    i32 or i64 with a result of rank 1 or more (the element types, the
+    reduction and the buffers that the MPI lowering's all-reduce takes).
 
     With `explain`, each einsum gets a remark with its split, the volumes
     per rank and the lower bound.
 
-    Input invariant: static shapes; every argument and every einsum result
-    has one use. Anything else in the function is an error naming the op.
+    Input invariant: static shapes; no repeated label within an operand and
+    no broadcast axis (shard-partition's linalg model takes projected
+    permutations); every argument and every einsum result has one use.
+    Anything else in the function is an error naming the op.
     Output IR: the same einsums between shard annotations.
   }];
   let dependentDialects = [

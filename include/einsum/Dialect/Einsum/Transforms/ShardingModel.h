@@ -62,9 +62,6 @@ struct ShardingStep {
   llvm::SmallVector<unsigned> resultDims;
   /// Per operand: the step that produced it, or -1 for a function argument.
   llvm::SmallVector<int> producers;
-  /// Dims that may be split: false for every dim of an einsum that is not
-  /// made of projected permutations (diagonals, broadcast axes).
-  bool shardable = true;
   /// Summed dims may be split (the reduction has an MPI all-reduce).
   bool reductionsSplittable = true;
   /// For messages: the step's equation.
