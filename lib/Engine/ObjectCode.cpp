@@ -186,13 +186,14 @@ bool mlir::einsum::hoistStructors(llvm::Module &module,
     return false;
   // Entries {i32 priority, ptr function, ptr data}, run by priority.
   llvm::SmallVector<std::pair<uint64_t, llvm::Function *>> entries;
-  if (auto *array = dyn_cast<llvm::ConstantArray>(list->getInitializer()))
+  if (auto *array =
+          llvm::dyn_cast<llvm::ConstantArray>(list->getInitializer()))
     for (llvm::Value *operand : array->operands()) {
-      auto *entry = dyn_cast<llvm::ConstantStruct>(operand);
+      auto *entry = llvm::dyn_cast<llvm::ConstantStruct>(operand);
       if (!entry)
         continue;
-      auto *priority = dyn_cast<llvm::ConstantInt>(entry->getOperand(0));
-      auto *function = dyn_cast<llvm::Function>(entry->getOperand(1));
+      auto *priority = llvm::dyn_cast<llvm::ConstantInt>(entry->getOperand(0));
+      auto *function = llvm::dyn_cast<llvm::Function>(entry->getOperand(1));
       if (priority && function)
         entries.emplace_back(priority->getZExtValue(), function);
     }

@@ -223,18 +223,26 @@ constexpr const char *kExitStatusHelp =
   std::exit(status);
 }
 
+/// Writes `line` to stderr in one write: under mpirun, a rank's stderr
+/// reaches the terminal through mpirun, and a line written piece by piece
+/// can come out with mpirun's own messages between its pieces.
+void writeErrorLine(const llvm::Twine &line) {
+  std::string text = line.str();
+  llvm::errs() << text;
+  llvm::errs().flush();
+}
+
 /// One line on stderr, then exit.
 [[noreturn]] void fail(const llvm::Twine &message,
                        int status = kExitBadInput) {
   if (einsum_run::isMPIInitialized() && einsum_run::getNumRanks() > 1) {
     // Every rank stops: none waits for this one in a collective.
-    llvm::errs() << "einsum-run: error: rank " << einsum_run::getRank()
-                 << ": " << message << "\n";
-    llvm::errs().flush();
+    writeErrorLine("einsum-run: error: rank " +
+                   llvm::Twine(einsum_run::getRank()) + ": " + message + "\n");
     llvm::outs().flush();
     einsum_run::abortMPI(status);
   }
-  llvm::errs() << "einsum-run: error: " << message << "\n";
+  writeErrorLine("einsum-run: error: " + message + "\n");
   exitWith(status);
 }
 
@@ -470,11 +478,12 @@ std::string formatBlock(llvm::ArrayRef<int64_t> offsets,
   // Before any communication: the grid must have as many ranks as the run.
   if (getNumRanks() != ranks) {
     if (rank == 0)
-      llvm::errs() << llvm::formatv(
-          "einsum-run: error: --grid={0} needs {1} ranks, but this run has "
-          "{2} (run `mpirun -np {1} einsum-run --grid={0} ...`)\n",
-          gridOpt, ranks, getNumRanks());
-    llvm::errs().flush();
+      writeErrorLine(llvm::formatv(
+                         "einsum-run: error: --grid={0} needs {1} ranks, but "
+                         "this run has {2} (run `mpirun -np {1} einsum-run "
+                         "--grid={0} ...`)\n",
+                         gridOpt, ranks, getNumRanks())
+                         .str());
     abortMPI(kExitBadInput);
   }
   options.grid = grid;
@@ -569,8 +578,8 @@ std::string formatBlock(llvm::ArrayRef<int64_t> offsets,
         symbolizeSemiring(semiringOpt).value_or(Semiring::PlusTimes));
     Comparison cmp = compareWithReference(whole, reference);
     if (!cmp.ok) {
-      llvm::errs() << "einsum-run: error: check failed: " << cmp.message
-                   << "\n";
+      writeErrorLine("einsum-run: error: check failed: " + cmp.message +
+                     "\n");
       status = kExitCheckFailed;
     } else {
       llvm::outs() << llvm::formatv(

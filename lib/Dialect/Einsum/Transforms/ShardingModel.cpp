@@ -130,7 +130,8 @@ double lowerBound(const mlir::einsum::ShardingStep &step, int64_t ranks,
     masks[dim] |= 1u << (numTensors - 1);
   // Class extents by membership mask.
   llvm::SmallVector<std::pair<unsigned, double>> classes;
-  for (auto [dim, mask] : llvm::enumerate(masks)) {
+  for (unsigned dim = 0, e = masks.size(); dim < e; ++dim) {
+    unsigned mask = masks[dim];
     auto *it = llvm::find_if(classes, [&](auto &c) { return c.first == mask; });
     if (it == classes.end())
       classes.push_back({mask, static_cast<double>(step.dimSizes[dim])});
@@ -207,7 +208,8 @@ planInOrder(llvm::ArrayRef<ShardingStep> steps, llvm::ArrayRef<int64_t> grid,
   for (int64_t size : grid)
     ranks *= size;
   llvm::SmallVector<StepSharding> plans;
-  for (auto [index, step] : llvm::enumerate(steps)) {
+  for (unsigned index = 0, e = steps.size(); index < e; ++index) {
+    const ShardingStep &step = steps[index];
     unsigned numDims = step.dimSizes.size();
     bool onlySummed = replicateIntermediates && feedsLaterStep[index];
     StepSharding best;
