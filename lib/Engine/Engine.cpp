@@ -8,6 +8,7 @@
 
 #include "einsum/Engine/CudaRuntime.h"
 #include "einsum/Engine/ObjectCode.h"
+#include "einsum/Runtime/Copy.h"
 #include "einsum/Runtime/Errors.h"
 #include "einsum/Runtime/Workspace.h"
 #include "einsum-c/Runtime.h"
@@ -226,43 +227,30 @@ Kernel::checkInputs(llvm::ArrayRef<const HostTensor *> inputs) const {
   return llvm::Error::success();
 }
 
-/// Copies a strided result (`descriptor`, elements at `base`) into a fresh
-/// row-major tensor.
-static llvm::Expected<HostTensor> gatherResult(const Descriptor &result,
-                                               const char *base,
-                                               ElementType elementType,
-                                               unsigned rank) {
-  llvm::SmallVector<int64_t> shape;
-  for (unsigned d = 0; d < rank; ++d)
+/// Copies a strided result (`descriptor`, elements at `base`) into `output`,
+/// row-major: the tensor `output` holds when it has the result's type and
+/// shape (the runs of a benchmark allocate nothing), else a fresh one.
+static llvm::Error gatherResult(const Descriptor &result, const char *base,
+                                ElementType elementType, unsigned rank,
+                                HostTensor &output) {
+  llvm::SmallVector<int64_t> shape, strides;
+  for (unsigned d = 0; d < rank; ++d) {
     shape.push_back(result.size(d));
-  llvm::Expected<HostTensor> created = HostTensor::create(elementType, shape);
-  if (!created)
-    return makeError("the result: " + llvm::toString(created.takeError()));
-  HostTensor tensor = std::move(*created);
+    strides.push_back(result.stride(d));
+  }
+  if (output.getElementType() != elementType ||
+      output.getShape() != llvm::ArrayRef<int64_t>(shape) || !output.data()) {
+    llvm::Expected<HostTensor> created =
+        HostTensor::create(elementType, shape);
+    if (!created)
+      return makeError("the result: " + llvm::toString(created.takeError()));
+    output = std::move(*created);
+  }
   size_t width = getByteWidth(elementType);
-  char *out = static_cast<char *>(tensor.data());
-  // Row-major results are copied in one piece.
-  if (llvm::equal(llvm::map_range(llvm::seq<unsigned>(0, rank),
-                                  [&](unsigned d) { return result.stride(d); }),
-                  getRowMajorStrides(shape))) {
-    if (tensor.getNumBytes())
-      std::memcpy(out, base + result.offset() * width, tensor.getNumBytes());
-    return tensor;
-  }
-  llvm::SmallVector<int64_t> index(rank, 0);
-  for (int64_t linear = 0, n = tensor.getNumElements(); linear < n;
-       ++linear) {
-    int64_t source = result.offset();
-    for (unsigned d = 0; d < rank; ++d)
-      source += index[d] * result.stride(d);
-    std::memcpy(out + linear * width, base + source * width, width);
-    for (int d = rank - 1; d >= 0; --d) {
-      if (++index[d] < shape[d])
-        break;
-      index[d] = 0;
-    }
-  }
-  return tensor;
+  runtime::copyStrided(const_cast<char *>(base) + result.offset() * width,
+                       static_cast<char *>(output.data()), shape.data(),
+                       strides.data(), rank, width, /*toDense=*/true);
+  return llvm::Error::success();
 }
 
 llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
@@ -301,13 +289,10 @@ llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
   // Copy the returned memref (any strides) into a fresh tensor, then free it:
   // the deallocation pipeline makes returned buffers owned by the caller.
   const Descriptor &result = descriptors.front();
-  llvm::Expected<HostTensor> gathered =
-      gatherResult(result, result.aligned(), elementType, resultRank);
+  llvm::Error err =
+      gatherResult(result, result.aligned(), elementType, resultRank, output);
   workspace::release(result.allocated());
-  if (!gathered)
-    return gathered.takeError();
-  output = std::move(*gathered);
-  return llvm::Error::success();
+  return err;
 }
 
 namespace {
@@ -418,12 +403,7 @@ llvm::Error Kernel::runOnDevice(llvm::ArrayRef<const HostTensor *> inputs,
   cuda::release(result.allocated());
   if (err)
     return err;
-  llvm::Expected<HostTensor> gathered =
-      gatherResult(result, staging.data(), elementType, resultRank);
-  if (!gathered)
-    return gathered.takeError();
-  output = std::move(*gathered);
-  return llvm::Error::success();
+  return gatherResult(result, staging.data(), elementType, resultRank, output);
 }
 
 llvm::Expected<std::vector<double>>

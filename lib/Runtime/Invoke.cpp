@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "einsum-c/Runtime.h"
+#include "einsum/Runtime/Copy.h"
 #include "einsum/Runtime/Cuda.h"
 #include "einsum/Runtime/Errors.h"
 #include "einsum/Runtime/Workspace.h"
@@ -91,27 +92,12 @@ bool isRowMajor(const std::vector<int64_t> &sizes,
   return true;
 }
 
-/// Copies between a strided and a row-major buffer (either direction).
+/// copyStrided on the call's vectors.
 void copyStrided(char *strided, char *dense, const std::vector<int64_t> &sizes,
                  const std::vector<int64_t> &strides, int64_t width,
                  bool toDense) {
-  int64_t count = 1;
-  for (int64_t size : sizes)
-    count *= size;
-  std::vector<int64_t> index(sizes.size(), 0);
-  for (int64_t linear = 0; linear < count; ++linear) {
-    int64_t offset = 0;
-    for (size_t d = 0; d < sizes.size(); ++d)
-      offset += index[d] * strides[d];
-    char *s = strided + offset * width;
-    char *t = dense + linear * width;
-    std::memcpy(toDense ? t : s, toDense ? s : t, width);
-    for (size_t d = sizes.size(); d-- > 0;) {
-      if (++index[d] < sizes[d])
-        break;
-      index[d] = 0;
-    }
-  }
+  runtime::copyStrided(strided, dense, sizes.data(), strides.data(),
+                       sizes.size(), static_cast<size_t>(width), toDense);
 }
 
 int fail(int status, std::string message) {
