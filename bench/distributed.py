@@ -35,7 +35,23 @@ CASES = [
     ("gemm 4096^2", "ij,jk->ik", [(4096, 4096), (4096, 4096)]),
     ("ccsd-like ijab,abcd->ijcd", "ijab,abcd->ijcd",
      [(32, 32, 48, 48), (48, 48, 48, 48)]),
+    # A small result of a long sum: the sum is split, then all-reduced.
+    ("long sum ik,kj->ij", "ik,kj->ij", [(256, 131072), (131072, 256)]),
 ]
+
+
+def scaled_shapes(equation, ranks):
+    """The case's shapes on `ranks` ranks (weak scaling from 4 ranks: about
+    the same operand bytes per rank; sizes divisible by the grid's side),
+    and the size that names the problem."""
+    if equation == "ij,jk->ik":
+        n = int(4096 * math.sqrt(ranks / 4))
+        return [(n, n), (n, n)], n
+    if equation == "ijab,abcd->ijcd":
+        i, a = {16: (32, 64), 64: (64, 96), 256: (64, 128)}[ranks]
+        return [(i, i, a, a), (a, a, a, a)], a
+    k = 131072 * ranks // 4
+    return [(256, k), (k, 256)], k
 GRIDS = [(1, "1"), (2, "2"), (4, "2x2")]
 
 
@@ -99,21 +115,12 @@ def model(args):
     rate = args.gflops * 1e9
     print(f"model: {args.gflops} GFLOP/s per rank (one core here), "
           f"{args.link_gbs} GB/s links, {args.latency_us} us per message")
-    print(f"{'case':28} {'ranks':>5} {'grid':>6} {'n':>6} {'compute s':>9} "
+    print(f"{'case':28} {'ranks':>5} {'grid':>6} {'n':>7} {'compute s':>9} "
           f"{'recv MiB':>9} {'comm s':>8} {'eff.':>5} {'SUMMA MiB':>9}")
     for ranks in (16, 64, 256):
         side = int(math.isqrt(ranks))
-        for name, equation, shapes in CASES:
-            if equation == "ij,jk->ik":
-                # Weak scaling from the 2x2 case: n^2 / R constant.
-                n = int(4096 * math.sqrt(ranks / 4))
-                shapes = [(n, n), (n, n)]
-            else:
-                # The largest operand (a^4) about constant per rank, every
-                # size divisible by the grid's side.
-                i, a = {16: (32, 64), 64: (64, 96), 256: (64, 128)}[ranks]
-                shapes = [(i, i, a, a), (a, a, a, a)]
-                n = a
+        for name, equation, _ in CASES:
+            shapes, n = scaled_shapes(equation, ranks)
             ins = ", ".join(f"tensor<{'x'.join(map(str, s))}xf32>"
                             for s in shapes)
             args_text = ", ".join(
@@ -147,11 +154,18 @@ def model(args):
             total_operands = sum(4 * math.prod(s) for s in shapes)
             received = operands - total_operands / ranks + allreduce
             compute = 2 * points / rate
-            messages = 2 * side + (2 * (side - 1) if allreduce else 0)
+            # Ring all-reduce over the ranks of the axes that split a sum:
+            # 2 (P - 1) messages; the operand blocks: a broadcast per step
+            # along each grid axis, 2 sqrt(R) (SUMMA's count).
+            reducing = math.prod(
+                int(size) for size, dims in re.findall(
+                    r"axis \d+ \((\d+) ranks\): ([^;]*?)(?=, axis|;)", text)
+                if "summed" in dims)
+            messages = 2 * side + (2 * (reducing - 1) if allreduce else 0)
             comm = received / link + messages * latency
             summa = (2 * 4 * n * n / side / 2**20
                      if equation == "ij,jk->ik" else float("nan"))
-            print(f"{name:28} {ranks:5} {side}x{side:<4} {n:6} {compute:9.3f} "
+            print(f"{name:28} {ranks:5} {side}x{side:<4} {n:7} {compute:9.3f} "
                   f"{received / 2**20:9.1f} {comm:8.4f} "
                   f"{compute / (compute + comm):5.2f} {summa:9.1f}")
 
