@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/TargetParser/Host.h"
 
 namespace mlir {
@@ -305,6 +306,16 @@ static constexpr int64_t kMinPanelRows = 256;
 /// product, then bound by writing its output, writes it in panel-wide strips
 /// (1024x16x1024: 0.15 ms in place, 0.53 ms with panels).
 static constexpr int64_t kMinPanelDepth = 64;
+/// Reduction steps from which a contraction whose output rows are shorter
+/// than a vector takes the other input's contiguous loop as N instead (the
+/// accumulator tile stored transposed, once per tile of these steps); from
+/// kMinShortRowDepth only when a row takes three or more power-of-two
+/// vectors (13 = 8 + 4 + 1). Measured on km,nk->mn with M = 8192 and
+/// kdcy-like tensor contractions: N of 4, 8, 12, 13, 15 over 24 or more
+/// steps ran 2-2.5x faster transposed; over 16 steps 13 gained 1.2-1.7x and
+/// 12 (8 + 4) lost 0.8x; over 8 steps both lost up to 0.65x.
+static constexpr int64_t kMinTransposedDepth = 24;
+static constexpr int64_t kMinShortRowDepth = 16;
 /// The span of addresses over which an L1 data cache's sets repeat (64 sets
 /// of 64-byte lines on x86 cores): rows whose stride is a multiple of it
 /// all compete for the same few sets.
@@ -369,16 +380,55 @@ static void packForContraction(OpBuilder &builder, linalg::GenericOp op,
   bool bContiguousAlongN =
       cast<AffineDimExpr>(bMap.getResults().back()).getPosition() == nLoop;
   bool splitOnly = false;
+  // Where N is shorter than the register tile's width, the output's other
+  // trailing loops that only B uses go after the reductions too, next to N
+  // (sedm,dcm->dces, N = s of 9, packs A as [d, m, e, s]): they are then
+  // adjacent to N in B and in the output, and collapse with it into one
+  // longer vector loop.
+  auto getTrailing = [&] {
+    SmallVector<unsigned> trailing;
+    if (ranges[nLoop] >= panelWidth ||
+        cast<AffineDimExpr>(outMap.getResults().back()).getPosition() != nLoop)
+      return trailing;
+    for (AffineExpr expr : llvm::reverse(outMap.getResults().drop_back())) {
+      unsigned loop = cast<AffineDimExpr>(expr).getPosition();
+      if (!uses(bInput, loop) || uses(aInput, loop))
+        break;
+      trailing.push_back(loop);
+    }
+    return trailing;
+  };
   // Only over long reductions is the other input's contiguous loop taken as
   // N (the accumulator tile then stored transposed, once per tile of 64 or
   // more reduction steps); over short ones (jmpe,ejmi->jimp: 16 steps) the
   // transposed stores of a large output cost more than packing B, and N
-  // stays the output's contiguous loop, as GETT does.
+  // stays the output's contiguous loop, as GETT does. Output rows shorter
+  // than a vector that collapse with nothing are the exception
+  // (jkc,kydj->kdcy: rows of 13, 24 steps: 43 -> 77 GFLOP/s): their
+  // vectors are mostly empty lanes, and from kMinTransposedDepth steps on
+  // the transposed stores cost less.
+  // The short rows then become the register tile's M rows, read unpacked
+  // from B: only where B's rows are near each other (leox,oxv->oevl, B's
+  // rows of l 121 KiB apart: 57 -> 45 GFLOP/s transposed).
+  int64_t depth = getReductionPoints(op);
+  int64_t nExtent = ranges[nLoop];
+  auto bType = cast<ShapedType>(op.getDpsInputs()[bInput].getType());
+  int64_t bRowBytes =
+      bType.getElementTypeBitWidth() / 8 *
+      ShapedType::getNumElements(bType.getShape().drop_front(
+          *maps[bInput].getResultPosition(builder.getAffineDimExpr(nLoop)) +
+          1));
+  bool shortRows = nExtent * 2 < panelWidth && getTrailing().empty() &&
+                   bRowBytes < kSetSpanBytes &&
+                   (depth >= kMinTransposedDepth ||
+                    (depth >= kMinShortRowDepth &&
+                     llvm::popcount(static_cast<uint64_t>(nExtent)) >= 3));
   if (!bContiguousAlongN && aMap.getNumResults() > 0 &&
-      getReductionPoints(op) >= kMinPanelDepth) {
+      (depth >= kMinPanelDepth || shortRows)) {
     unsigned aLast =
         cast<AffineDimExpr>(aMap.getResults().back()).getPosition();
-    if (iterators[aLast] == utils::IteratorType::parallel) {
+    if (iterators[aLast] == utils::IteratorType::parallel &&
+        (depth >= kMinPanelDepth || ranges[aLast] * 2 >= panelWidth)) {
       if (!outMap.getResultPosition(builder.getAffineDimExpr(aLast)))
         return;
       std::swap(aInput, bInput);
@@ -399,22 +449,9 @@ static void packForContraction(OpBuilder &builder, linalg::GenericOp op,
   if (splitOnly && !split)
     return;
 
-  // Where N is shorter than the register tile's width, the output's other
-  // trailing loops that only B uses go after the reductions too, next to N
-  // (sedm,dcm->dces, N = s of 9, packs A as [d, m, e, s]): they are then
-  // adjacent to N in B and in the output, and collapse with it into one
-  // longer vector loop.
   SmallVector<unsigned> trailing;
-  if (!split && ranges[nLoop] < panelWidth &&
-      cast<AffineDimExpr>(outMap.getResults().back()).getPosition() ==
-          nLoop) {
-    for (AffineExpr expr : llvm::reverse(outMap.getResults().drop_back())) {
-      unsigned loop = cast<AffineDimExpr>(expr).getPosition();
-      if (!uses(bInput, loop) || uses(aInput, loop))
-        break;
-      trailing.push_back(loop);
-    }
-  }
+  if (!split)
+    trailing = getTrailing();
   packOperand(builder, op, bInput, nLoop, split ? panelWidth : 0, trailing);
 }
 
@@ -496,8 +533,12 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
 
   // M: an output loop of the other input only (a broadcast along N); the
   // one that input is contiguous along (its rows' elements are then
-  // adjacent, as in a packed panel), else the largest, the one nearest the
-  // output's contiguous end on ties.
+  // adjacent, as in a packed panel); else, where N is not the output's
+  // contiguous loop (the tile is stored transposed), the output's
+  // contiguous loop, so that the transposed rows are stored contiguously
+  // (leox,oxv->oevl with N = v: M = l of 12, not e of 16, whose rows are 27
+  // KiB apart in the output: 36 -> 57 GFLOP/s); else the largest, the one
+  // nearest the output's contiguous end on ties.
   unsigned otherInput = 1 - *nInput;
   const llvm::SmallBitVector &other = info.usedLoops[otherInput];
   const llvm::SmallBitVector &nOperand = info.usedLoops[*nInput];
@@ -507,6 +548,10 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
   };
   std::optional<unsigned> mLoop;
   std::optional<unsigned> otherContiguous = info.contiguousLoop[otherInput];
+  std::optional<unsigned> outContiguous = info.contiguousLoop.back();
+  if (!(otherContiguous && isMCandidate(*otherContiguous)) && outContiguous &&
+      outContiguous != nLoop && isMCandidate(*outContiguous))
+    otherContiguous = outContiguous;
   bool contiguousM = otherContiguous && isMCandidate(*otherContiguous);
   if (contiguousM)
     mLoop = otherContiguous;

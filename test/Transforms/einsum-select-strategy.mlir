@@ -404,3 +404,53 @@ func.func @dynamic_output_chain(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> ten
   %0 = einsum.contract "ij,hk->ij"(%a, %b) : tensor<?x?xf32>, tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+
+// -----
+
+// Output rows (y, 13) shorter than a vector, over 24 reduction steps: B,
+// which holds y, is contiguous along j, summed; A is contiguous along an
+// output loop of its own (c, 263), which becomes N (full vectors, the accumulator tile
+// stored transposed) instead of packing B for rows of 13 (8 + 4 + 1 lanes).
+// M is y, the output's contiguous loop, so the transposed rows are stored
+// contiguously. Nothing is packed.
+// CHECK-LABEL: func.func @short_rows_transposed
+//   CHECK-NOT:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     ins(%{{.*}}, %{{.*}} : tensor<24x164x263xf32>, tensor<164x13x12x24xf32>)
+//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 1, 4, 2, 3], cache = [1, 12, 128, 24, 16], register = [1, 1, 32, 1, 8]>
+func.func @short_rows_transposed(%a: tensor<24x164x263xf32>, %b: tensor<164x13x12x24xf32>) -> tensor<164x12x263x13xf32> {
+  %r = einsum.contract "jkc,kydj->kdcy"(%a, %b) : tensor<24x164x263xf32>, tensor<164x13x12x24xf32>
+  return %r : tensor<164x12x263x13xf32>
+}
+
+// -----
+
+// The same over 8 steps: transposed stores would cost more than the empty
+// lanes; B is packed, [k, d, j, y], and N stays y.
+// CHECK-LABEL: func.func @short_rows_short_k
+//       CHECK:   %[[PACKED:.*]] = linalg.generic
+//  CHECK-SAME:     ins(%{{.*}} : tensor<164x13x12x8xf32>) outs(%{{.*}} : tensor<164x12x8x13xf32>)
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     ins(%{{.*}}, %[[PACKED]] : tensor<8x164x263xf32>, tensor<164x12x8x13xf32>)
+//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 1, 2, 4, 3], cache = [1, 12, 256, 8, 16], register = [1, 1, 8, 1, 8]>
+func.func @short_rows_short_k(%a: tensor<8x164x263xf32>, %b: tensor<164x13x12x8xf32>) -> tensor<164x12x263x13xf32> {
+  %r = einsum.contract "jkc,kydj->kdcy"(%a, %b) : tensor<8x164x263xf32>, tensor<164x13x12x8xf32>
+  return %r : tensor<164x12x263x13xf32>
+}
+
+// -----
+
+// Rows of 12 over 24 steps, but the operand that holds them (A) has them
+// 121 KiB apart (l is its outermost label): as M rows read unpacked they
+// would fall on different pages each step, so A is packed, [o, e, x, l],
+// and N stays l.
+// CHECK-LABEL: func.func @short_rows_far_apart
+//       CHECK:   %[[PACKED:.*]] = linalg.generic
+//  CHECK-SAME:     ins(%{{.*}} : tensor<12x16x79x24xf32>) outs(%{{.*}} : tensor<79x16x24x12xf32>)
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     ins(%[[PACKED]], %{{.*}} : tensor<79x16x24x12xf32>, tensor<79x24x572xf32>)
+//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 1, 2, 4, 3]
+func.func @short_rows_far_apart(%a: tensor<12x16x79x24xf32>, %b: tensor<79x24x572xf32>) -> tensor<79x16x572x12xf32> {
+  %r = einsum.contract "leox,oxv->oevl"(%a, %b) : tensor<12x16x79x24xf32>, tensor<79x24x572xf32>
+  return %r : tensor<79x16x572x12xf32>
+}
