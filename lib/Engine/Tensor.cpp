@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "einsum/Engine/Tensor.h"
+#include "einsum/Runtime/Copy.h"
 
 #include "einsum/Dialect/Einsum/Utils/EinsumEquation.h"
 
@@ -377,41 +378,14 @@ void mlir::einsum::copyBlock(const char *whole,
                              llvm::ArrayRef<int64_t> offsets, char *block,
                              llvm::ArrayRef<int64_t> blockShape, size_t width,
                              bool intoWhole) {
-  unsigned rank = blockShape.size();
-  for (int64_t size : blockShape)
-    if (size == 0)
-      return;
-  if (rank == 0) {
-    if (intoWhole)
-      std::memcpy(const_cast<char *>(whole), block, width);
-    else
-      std::memcpy(block, whole, width);
-    return;
-  }
+  // The block is a strided view of the row-major whole.
   llvm::SmallVector<int64_t> wholeStrides = getRowMajorStrides(wholeShape);
-  size_t rowBytes = blockShape.back() * width;
-  // Over the block's rows (every axis but the last).
-  llvm::SmallVector<int64_t> index(rank - 1, 0);
-  char *out = block;
-  while (true) {
-    int64_t source = offsets.back();
-    for (unsigned k = 0; k + 1 < rank; ++k)
-      source += (offsets[k] + index[k]) * wholeStrides[k];
-    char *at = const_cast<char *>(whole) + source * width;
-    if (intoWhole)
-      std::memcpy(at, out, rowBytes);
-    else
-      std::memcpy(out, at, rowBytes);
-    out += rowBytes;
-    int k = static_cast<int>(rank) - 2;
-    for (; k >= 0; --k) {
-      if (++index[k] < blockShape[k])
-        break;
-      index[k] = 0;
-    }
-    if (k < 0)
-      return;
-  }
+  int64_t start = 0;
+  for (auto [offset, stride] : llvm::zip_equal(offsets, wholeStrides))
+    start += offset * stride;
+  runtime::copyStrided(const_cast<char *>(whole) + start * width, block,
+                       blockShape.data(), wholeStrides.data(),
+                       blockShape.size(), width, /*toDense=*/!intoWhole);
 }
 
 void mlir::einsum::extractBlock(const HostTensor &whole,
