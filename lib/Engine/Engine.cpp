@@ -286,8 +286,8 @@ llvm::Error Kernel::run(llvm::ArrayRef<const HostTensor *> inputs,
   if (!returnsResult)
     return llvm::Error::success();
 
-  // Copy the returned memref (any strides) into a fresh tensor, then free it:
-  // the deallocation pipeline makes returned buffers owned by the caller.
+  // Copy the returned memref (any strides) into `output`, then free it: the
+  // deallocation pipeline makes returned buffers owned by the caller.
   const Descriptor &result = descriptors.front();
   llvm::Error err =
       gatherResult(result, result.aligned(), elementType, resultRank, output);
