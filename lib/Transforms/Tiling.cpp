@@ -26,13 +26,15 @@ einsum::tileAndReplace(RewriterBase &rewriter, linalg::LinalgOp op,
 
 FailureOr<std::pair<linalg::LinalgOp, SmallVector<LoopLikeOpInterface>>>
 einsum::tileAndFuseFill(RewriterBase &rewriter, linalg::LinalgOp op,
-                        const scf::SCFTilingOptions &options) {
+                        const scf::SCFTilingOptions &options,
+                        std::function<bool(Operation *)> fuseProducer) {
   scf::SCFTileAndFuseOptions fuseOptions;
   fuseOptions.setTilingOptions(options);
   fuseOptions.setFusionControlFn(
-      [](tensor::ExtractSliceOp, OpResult producer, bool)
+      [fuseProducer](tensor::ExtractSliceOp, OpResult producer, bool)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (isa<linalg::FillOp>(producer.getOwner()))
+        Operation *owner = producer.getOwner();
+        if (isa<linalg::FillOp>(owner) || (fuseProducer && fuseProducer(owner)))
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         return std::nullopt;
       });
@@ -43,8 +45,10 @@ einsum::tileAndFuseFill(RewriterBase &rewriter, linalg::LinalgOp op,
   if (failed(result))
     return failure();
   linalg::LinalgOp tiled;
+  // The fused producers' clones keep what `fuseProducer` matched them by.
   for (Operation *candidate : result->tiledAndFusedOps)
-    if (!isa<linalg::FillOp>(candidate))
+    if (!isa<linalg::FillOp>(candidate) &&
+        !(fuseProducer && fuseProducer(candidate)))
       tiled = dyn_cast<linalg::LinalgOp>(candidate);
   if (!tiled)
     return failure();

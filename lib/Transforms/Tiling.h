@@ -10,6 +10,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 
+#include <functional>
+
 namespace mlir {
 namespace einsum {
 
@@ -22,12 +24,14 @@ tileAndReplace(RewriterBase &rewriter, linalg::LinalgOp op,
 
 /// Tiles `op` with `options` and fuses the linalg.fill that initializes its
 /// output into the loops (each tile fills its own slice), and replaces it.
-/// Only fills are fused: fusing a computing producer would recompute it in
-/// every tile that does not split it. Returns the tiled op and the loops,
-/// outermost first.
+/// Other producers are fused only where `fuseProducer` holds for them (a
+/// packing copy whose slice each tile makes for itself, as GETT packs in its
+/// cache loops): a fused producer is recomputed in every tile that does not
+/// split it. Returns the tiled op and the loops, outermost first.
 FailureOr<std::pair<linalg::LinalgOp, SmallVector<LoopLikeOpInterface>>>
 tileAndFuseFill(RewriterBase &rewriter, linalg::LinalgOp op,
-                const scf::SCFTilingOptions &options);
+                const scf::SCFTilingOptions &options,
+                std::function<bool(Operation *)> fuseProducer = nullptr);
 
 } // namespace einsum
 } // namespace mlir

@@ -246,3 +246,70 @@ func.func @rows_not_split(%a: tensor<8x7xf32>, %b: tensor<8x64xf32>) -> tensor<7
   } -> tensor<7x64xf32>
   return %r : tensor<7x64xf32>
 }
+
+// -----
+
+// A packing copy read only by a contraction over 24 or more reduction steps
+// is made slice by slice in the contraction's cache tiles (GETT): each N tile
+// of 64 transposes its 32 x 64 slice of B into a buffer of its own (16 x 16
+// vector transposes, the copy's strategy) and reads it at once; no 32 x 256
+// temporary.
+// CHECK-LABEL: func.func @fused_pack
+// CHECK-NOT: tensor.empty() : tensor<32x256xf32>
+// CHECK: scf.for {{.*}} step %c64
+// CHECK: %[[SLICE:.*]] = tensor.empty() : tensor<32x64xf32>
+// CHECK: vector.transpose {{.*}} : vector<16x16xf32> to vector<16x16xf32>
+// CHECK: vector.contract
+#mk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#kn = affine_map<(d0, d1, d2) -> (d2, d1)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d1)>
+#nk_t = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @fused_pack(%a: tensor<64x32xf32>, %b: tensor<256x32xf32>, %c: tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %empty = tensor.empty() : tensor<32x256xf32>
+  %packed = linalg.generic {indexing_maps = [#nk_t, #id], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<256x32xf32>) outs(%empty : tensor<32x256xf32>) attrs = {einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [0, 0], register = [16, 16]>} {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<32x256xf32>
+  %zero = arith.constant 0.0 : f32
+  %init = linalg.fill ins(%zero : f32) outs(%c : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %r = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %packed : tensor<64x32xf32>, tensor<32x256xf32>) outs(%init : tensor<64x256xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2], cache = [64, 64, 0], register = [8, 32, 1]>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x256xf32>
+  return %r : tensor<64x256xf32>
+}
+
+// -----
+
+// Over 16 reduction steps the slices are too thin to pay for their loops:
+// the whole operand is packed first, as its own op.
+// CHECK-LABEL: func.func @pack_short_depth
+// CHECK: tensor.empty() : tensor<16x256xf32>
+// CHECK: vector.transpose
+// CHECK: scf.for {{.*}} step %c64
+// CHECK-NOT: tensor.empty() : tensor<16x64xf32>
+// CHECK: vector.contract
+#mk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#kn = affine_map<(d0, d1, d2) -> (d2, d1)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d1)>
+#nk_t = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @pack_short_depth(%a: tensor<64x16xf32>, %b: tensor<256x16xf32>, %c: tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %empty = tensor.empty() : tensor<16x256xf32>
+  %packed = linalg.generic {indexing_maps = [#nk_t, #id], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<256x16xf32>) outs(%empty : tensor<16x256xf32>) attrs = {einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [0, 0], register = [16, 16]>} {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<16x256xf32>
+  %zero = arith.constant 0.0 : f32
+  %init = linalg.fill ins(%zero : f32) outs(%c : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %r = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %packed : tensor<64x16xf32>, tensor<16x256xf32>) outs(%init : tensor<64x256xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2], cache = [64, 64, 0], register = [8, 32, 1]>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x256xf32>
+  return %r : tensor<64x256xf32>
+}
