@@ -94,8 +94,12 @@ void mlir::einsum::buildEinsumSchedulePipeline(
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
-  if (options.vectorize)
-    pm.addPass(createEinsumVectorizePass());
+  if (options.vectorize) {
+    EinsumVectorizePassOptions vectorizeOptions;
+    vectorizeOptions.maskedRemainders = true;
+    vectorizeOptions.vectorBits = options.vectorBits;
+    pm.addPass(createEinsumVectorizePass(vectorizeOptions));
+  }
 }
 
 void mlir::einsum::buildEinsumBufferizePipeline(OpPassManager &pm,
@@ -132,6 +136,8 @@ void mlir::einsum::buildEinsumLowerToLLVMPipeline(
   // Vector transfers to loads and stores of 1-D vectors.
   pm.addPass(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll(true)));
+  // The rows of padded register tiles: masked loads and stores.
+  pm.addPass(createEinsumLowerMaskedTransfersPass());
   // Ops without a vector schedule: convert-einsum-to-linalg ordered their loop
   // dimensions; the loop nest keeps that order.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

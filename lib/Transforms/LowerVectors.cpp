@@ -16,6 +16,7 @@
 
 namespace mlir {
 namespace einsum {
+#define GEN_PASS_DEF_EINSUMLOWERMASKEDTRANSFERSPASS
 #define GEN_PASS_DEF_EINSUMLOWERVECTORSPASS
 #include "einsum/Transforms/Passes.h.inc"
 } // namespace einsum
@@ -45,6 +46,32 @@ struct EinsumLowerVectorsPass
     vector::populateScalarVectorTransferLoweringPatterns(
         set, /*benefit=*/1, /*allowMultipleUses=*/true);
     vector::populateVectorToVectorCanonicalizationPatterns(set);
+    patterns = FrozenRewritePatternSet(std::move(set));
+    return success();
+  }
+
+  void runOnOperation() override {
+    if (failed(applyPatternsGreedily(getOperation(), patterns)))
+      return signalPassFailure();
+  }
+
+private:
+  FrozenRewritePatternSet patterns;
+};
+
+struct EinsumLowerMaskedTransfersPass
+    : einsum::impl::EinsumLowerMaskedTransfersPassBase<
+          EinsumLowerMaskedTransfersPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    RewritePatternSet set(context);
+    // Out-of-bounds dims get a mask of the lanes in bounds; masked 1-D
+    // transfers become masked loads and stores. (In bounds, unmasked
+    // transfers match neither.)
+    vector::populateVectorMaskMaterializationPatterns(
+        set, /*force32BitVectorIndices=*/true);
+    vector::populateVectorTransferLoweringPatterns(set, /*maxTransferRank=*/1);
     patterns = FrozenRewritePatternSet(std::move(set));
     return success();
   }

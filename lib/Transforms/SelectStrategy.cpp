@@ -23,9 +23,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/bit.h"
-#include "llvm/TargetParser/Host.h"
 
 namespace mlir {
 namespace einsum {
@@ -36,16 +34,6 @@ namespace einsum {
 
 using namespace mlir;
 using namespace mlir::einsum;
-
-/// The vector register width of the host, from its CPU features.
-static unsigned getHostVectorBits() {
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  if (features.lookup("avx512f"))
-    return 512;
-  if (features.lookup("avx2") || features.lookup("avx"))
-    return 256;
-  return 128;
-}
 
 namespace {
 /// What the strategy needs to know about one linalg.generic.
@@ -119,14 +107,15 @@ static int64_t fitTile(int64_t extent, int64_t limit, int64_t multiple) {
 }
 
 /// The register tile along the vector loop of a contraction: two vector
-/// registers, or the largest power of two that fits a smaller loop. Widths
-/// that are not powers of two (3 registers for 48) are left to LLVM's type
-/// legalization, which widens and scalarizes them; a loop of 48 is rather
-/// split into a tile of 32 and a peeled one of 16.
+/// registers, or the whole of a shorter static loop. A loop of 48 is split
+/// into a tile of 32 and a peeled one of 16; a shorter row (13 columns) is one
+/// tile, which einsum-vectorize splits into power-of-two pieces (8 + 4 + 1:
+/// LLVM's type legalization would widen and scalarize a vector<13>) or pads
+/// to one masked vector (16 lanes), whichever takes fewer vector operations.
 static int64_t chooseVectorTile(int64_t extent, int64_t lanes) {
   if (ShapedType::isDynamic(extent) || extent >= 2 * lanes)
     return 2 * lanes;
-  return static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(extent)));
+  return extent;
 }
 
 /// The number of reduction steps of `op` (static sizes).

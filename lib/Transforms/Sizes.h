@@ -13,7 +13,9 @@
 #ifndef EINSUM_LIB_TRANSFORMS_SIZES_H
 #define EINSUM_LIB_TRANSFORMS_SIZES_H
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <cstdint>
 #include <limits>
@@ -27,6 +29,16 @@ inline int64_t saturatingMul(int64_t a, int64_t b) {
   if (llvm::MulOverflow(a, b, product))
     return std::numeric_limits<int64_t>::max();
   return product;
+}
+
+/// The vector register width of the host, from its CPU features.
+inline unsigned getHostVectorBits() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  if (features.lookup("avx512f"))
+    return 512;
+  if (features.lookup("avx2") || features.lookup("avx"))
+    return 256;
+  return 128;
 }
 
 } // namespace einsum

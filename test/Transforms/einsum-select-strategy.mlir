@@ -426,13 +426,14 @@ func.func @short_rows_transposed(%a: tensor<24x164x263xf32>, %b: tensor<164x13x1
 // -----
 
 // The same over 8 steps: transposed stores would cost more than the empty
-// lanes; B is packed, [k, d, j, y], and N stays y.
+// lanes; B is packed, [k, d, j, y], and N stays y, one register tile of its
+// 13 columns (einsum-vectorize pads it to a masked vector or splits it).
 // CHECK-LABEL: func.func @short_rows_short_k
 //       CHECK:   %[[PACKED:.*]] = linalg.generic
 //  CHECK-SAME:     ins(%{{.*}} : tensor<164x13x12x8xf32>) outs(%{{.*}} : tensor<164x12x8x13xf32>)
 //       CHECK:   linalg.generic
 //  CHECK-SAME:     ins(%{{.*}}, %[[PACKED]] : tensor<8x164x263xf32>, tensor<164x12x8x13xf32>)
-//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 1, 2, 4, 3], cache = [1, 12, 256, 8, 16], register = [1, 1, 8, 1, 8]>
+//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 1, 2, 4, 3], cache = [1, 12, 256, 8, 13], register = [1, 1, 8, 1, 13]>
 func.func @short_rows_short_k(%a: tensor<8x164x263xf32>, %b: tensor<164x13x12x8xf32>) -> tensor<164x12x263x13xf32> {
   %r = einsum.contract "jkc,kydj->kdcy"(%a, %b) : tensor<8x164x263xf32>, tensor<164x13x12x8xf32>
   return %r : tensor<164x12x263x13xf32>

@@ -1,4 +1,5 @@
 // RUN: einsum-opt %s -einsum-vectorize -split-input-file | FileCheck %s
+// RUN: einsum-opt %s '-einsum-vectorize=masked-remainders=true vector-bits=512' -split-input-file | FileCheck %s --check-prefix=MASKED
 
 // Cache tiles 16x8x64 then register tiles 8x1x32 with the reduction innermost:
 // the 8x32 accumulator is read before the reduction loop, carried as a
@@ -196,6 +197,19 @@ func.func @gemm_fill_k_tiles(%a: tensor<32x16xf32>, %b: tensor<16x64xf32>, %c: t
 // peeled too, so its register tiles have static sizes, 32 + 9; the 9 are
 // split into powers of two, 8 + 1, each a vector of its own (no vector<9>,
 // which LLVM legalizes element by element).
+// With masked remainders (512-bit registers), the 9 are one 16-lane vector
+// instead: the accumulator is read and written out of bounds past column 9
+// (masked loads and stores once lowered), B's row likewise; no 8 + 1 split.
+// MASKED-LABEL: func.func @odd
+// MASKED:     vector.transfer_read %{{.*}}[%c0, %c0], %{{.*}} {in_bounds = [true, false]} : tensor<8x9xf32>, vector<8x16xf32>
+// MASKED:     scf.for {{.*}} -> (vector<8x16xf32>)
+// MASKED:       vector.transfer_read %{{.*}} {in_bounds = [true, false]} : tensor<1x9xf32>, vector<1x16xf32>
+// MASKED:       vector.contract {{.*}} into vector<8x16xf32>
+// MASKED:     vector.transfer_write %{{.*}} {in_bounds = [true, false]} : vector<8x16xf32>, tensor<8x9xf32>
+// MASKED-NOT: vector<8x8xf32>
+// MASKED-NOT: vector<8x1xf32>, vector<1x1xf32>
+// MASKED-NOT: vector.mask
+// MASKED-LABEL: func.func @rows_not_split
 // CHECK-LABEL: func.func @odd
 // CHECK: scf.for {{.*}} -> (tensor<16x64xf32>)
 // CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>

@@ -134,7 +134,19 @@ def EinsumVectorizePass : Pass<"einsum-vectorize"> {
     correct linalg ops, tiled or not, which the pipeline lowers to loops.
     The CPU pipeline then bufferizes and lowers the vectors (contractions
     through outer products to FMAs).
+
+    With `masked-remainders`, a contraction's register tile whose output
+    rows are not a power of two long (13 columns) is vectorized as one
+    vector of the next power of two (16) read and written with masks,
+    wherever that takes fewer vector operations (for registers of
+    `vector-bits`, 0: the host's) than the power-of-two pieces (8 + 4 + 1).
   }];
+  let options = [
+    Option<"maskedRemainders", "masked-remainders", "bool", /*default=*/"false",
+           "Vectorize contraction remainders as masked vectors where fewer">,
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"0",
+           "Vector register width in bits (0: detect the host's)">,
+  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
@@ -239,6 +251,30 @@ def EinsumGpuMapPass : Pass<"einsum-gpu-map", "::mlir::func::FuncOp"> {
     "::mlir::affine::AffineDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def EinsumLowerMaskedTransfersPass : Pass<"einsum-lower-masked-transfers"> {
+  let summary = "Lower out-of-bounds 1-D vector transfers to masked loads and stores";
+  let description = [{
+    The padded register tiles of `einsum-vectorize{masked-remainders}` read
+    and write their rows with 1-D transfers that are out of bounds past the
+    row's end (13 columns in a 16-lane vector). This pass turns each such
+    transfer on a memref into `vector.maskedload` / `vector.maskedstore`
+    whose mask is `vector.create_mask` of the lanes in bounds (a constant
+    where the row's length and the index are), with a greedy driver, before
+    `convert-vector-to-llvm` lowers them to `llvm.intr.masked.load/store`
+    (AVX-512 masked moves). Transfers in bounds become plain
+    `vector.load` / `vector.store`, as `convert-vector-to-llvm` would make
+    them.
+
+    Input invariant: transfers of rank 1 on memrefs (`convert-vector-to-scf`
+    with full unrolling ran).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 
