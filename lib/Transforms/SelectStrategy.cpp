@@ -107,15 +107,23 @@ static int64_t fitTile(int64_t extent, int64_t limit, int64_t multiple) {
 }
 
 /// The register tile along the vector loop of a contraction: two vector
-/// registers, or the whole of a shorter static loop. A loop of 48 is split
-/// into a tile of 32 and a peeled one of 16; a shorter row (13 columns) is one
-/// tile, which einsum-vectorize splits into power-of-two pieces (8 + 4 + 1:
-/// LLVM's type legalization would widen and scalarize a vector<13>) or pads
-/// to one masked vector (16 lanes), whichever takes fewer vector operations.
-static int64_t chooseVectorTile(int64_t extent, int64_t lanes) {
+/// registers, or for a shorter static loop the largest power of two that
+/// fits it (a loop of 48 is split into a tile of 32 and a peeled one of 16).
+/// Where the tile's vectors are output rows (`wholeRows`: stored as they
+/// are) and einsum-vectorize pads such a row to one masked vector
+/// (getMaskedExtent: 13 columns in 16 lanes rather than 8 + 4 + 1), the
+/// row is one tile instead (yanl,kny->ankl, rows of 14: 1.3x). Rows whose
+/// pieces are not fewer masked (18 = 16 + 2) keep the power of two and a
+/// peeled remainder (as one tile, split in it, they ran 0.7x), and so does a
+/// tile stored transposed (27 columns as one tile, 16 + 8 + 2 + 1, ran 16x
+/// slower than 16 and a peeled 11).
+static int64_t chooseVectorTile(int64_t extent, int64_t lanes,
+                                bool wholeRows) {
   if (ShapedType::isDynamic(extent) || extent >= 2 * lanes)
     return 2 * lanes;
-  return extent;
+  if (wholeRows && getMaskedExtent(extent, lanes))
+    return extent;
+  return static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(extent)));
 }
 
 /// The number of reduction steps of `op` (static sizes).
@@ -572,7 +580,8 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
 
   // Register tile: 8 x 2 vectors fill 16 of AVX-512's 32 registers (6 x 2
   // of AVX2's 16); three vectors per row when that divides N.
-  int64_t nTile = chooseVectorTile(info.ranges[*nLoop], lanes);
+  int64_t nTile = chooseVectorTile(info.ranges[*nLoop], lanes,
+                                   *nLoop == info.contiguousLoop.back());
   // Without rows of its own (jk,ijkl->il: every output element reads its
   // own B), the product streams B once, at one FMA per element loaded: the
   // register tile spans up to 8 vectors of N, so that B's rows are read

@@ -17,6 +17,7 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -29,6 +30,26 @@ inline int64_t saturatingMul(int64_t a, int64_t b) {
   if (llvm::MulOverflow(a, b, product))
     return std::numeric_limits<int64_t>::max();
   return product;
+}
+
+/// The extent a contraction's output rows of `extent` elements are padded to
+/// as one masked vector (next power of two, or multiple of `lanes` above a
+/// register), where the power-of-two pieces would end in one of 1 or 2
+/// elements and take more vector operations (13 floats: one masked 16-lane
+/// vector instead of 8 + 4 + 1); 0 otherwise, or without `lanes`. Pieces of
+/// 4 or more elements stay: 12 = 8 + 4 ran 0.8x as fast masked. (Dynamic
+/// extents are negative: 0.)
+inline int64_t getMaskedExtent(int64_t extent, int64_t lanes) {
+  if (lanes <= 1 || extent <= 2 || extent % 4 == 0)
+    return 0;
+  int64_t pieces = 0;
+  for (int64_t bit = 1; bit <= extent; bit <<= 1)
+    if (extent & bit)
+      pieces += std::max<int64_t>(1, bit / lanes);
+  int64_t padded = extent < lanes ? static_cast<int64_t>(llvm::PowerOf2Ceil(
+                                        static_cast<uint64_t>(extent)))
+                                  : llvm::alignTo(extent, lanes);
+  return llvm::divideCeil(padded, lanes) < pieces ? padded : 0;
 }
 
 /// The vector register width of the host, from its CPU features.
