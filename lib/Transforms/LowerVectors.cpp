@@ -67,8 +67,8 @@ struct EinsumLowerMaskedTransfersPass
   LogicalResult initialize(MLIRContext *context) override {
     RewritePatternSet set(context);
     // Out-of-bounds dims get a mask of the lanes in bounds; masked 1-D
-    // transfers become masked loads and stores. (In bounds, unmasked
-    // transfers match neither.)
+    // transfers become masked loads and stores, the others plain loads and
+    // stores (as convert-vector-to-llvm would make them).
     vector::populateVectorMaskMaterializationPatterns(
         set, /*force32BitVectorIndices=*/true);
     vector::populateVectorTransferLoweringPatterns(set, /*maxTransferRank=*/1);

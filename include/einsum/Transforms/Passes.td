@@ -136,10 +136,12 @@ def EinsumVectorizePass : Pass<"einsum-vectorize"> {
     through outer products to FMAs).
 
     With `masked-remainders`, a contraction's register tile whose output
-    rows are not a power of two long (13 columns) is vectorized as one
-    vector of the next power of two (16) read and written with masks,
-    wherever that takes fewer vector operations (for registers of
-    `vector-bits`, 0: the host's) than the power-of-two pieces (8 + 4 + 1).
+    rows would split into power-of-two pieces ending in one of 1 or 2
+    elements (13 columns: 8 + 4 + 1) is vectorized as one vector of the next
+    power of two (16; above a register, the next multiple of one) read and
+    written out of bounds, wherever that takes fewer vector operations (for
+    registers of `vector-bits`, 0: the host's). Rows whose pieces are all 4
+    or more elements long (12 = 8 + 4) stay split.
   }];
   let options = [
     Option<"maskedRemainders", "masked-remainders", "bool", /*default=*/"false",
