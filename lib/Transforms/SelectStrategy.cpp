@@ -52,6 +52,9 @@ struct LoopInfo {
   /// For each operand, its number of elements (static sizes only; dynamic
   /// sizes count as 1024).
   SmallVector<int64_t> numElements;
+  /// The output's loop next to its contiguous one (the second-last dim of
+  /// the output map), if any.
+  std::optional<unsigned> outputNextLoop;
 };
 } // namespace
 
@@ -88,6 +91,11 @@ static LoopInfo analyze(linalg::GenericOp op) {
     info.usedLoops.push_back(std::move(used));
     info.numElements.push_back(elements);
   }
+  AffineMap outMap = op.getIndexingMapsArray().back();
+  if (outMap.getNumResults() >= 2)
+    if (auto next = dyn_cast<AffineDimExpr>(
+            outMap.getResult(outMap.getNumResults() - 2)))
+      info.outputNextLoop = next.getPosition();
   return info;
 }
 
@@ -623,6 +631,25 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
       plan.cache[loop] = fitTile(
           info.ranges[loop],
           std::max<int64_t>(1, 256 / plan.registerTiles[*mLoop]), 1);
+  }
+  // A short output row (N in one register tile) whose M rows lie far apart
+  // in the output: the output loop just outside N runs inside M's tiles, so
+  // that each of the register tile's rows is written as one contiguous
+  // stretch of that loop's cache tile (about 512 elements), not a piece of
+  // one row per tile, every piece another cache line of another page.
+  if (mLoop && info.outputNextLoop) {
+    unsigned next = *info.outputNextLoop;
+    int64_t nExtent = info.ranges[*nLoop];
+    if (next != *mLoop && next != *nLoop && !info.isReduction[next] &&
+        other.test(next) &&
+        !ShapedType::isDynamic(nExtent) && nExtent <= nTile &&
+        !ShapedType::isDynamic(info.ranges[next]) && info.ranges[next] > 1) {
+      llvm::erase(plan.order, static_cast<int64_t>(next));
+      auto *m = llvm::find(plan.order, static_cast<int64_t>(*mLoop));
+      plan.order.insert(std::next(m), next);
+      plan.cache[next] = fitTile(info.ranges[next],
+                                 std::max<int64_t>(1, 512 / nExtent), 1);
+    }
   }
   // Reductions share a cache budget of 256 iterations, innermost first.
   int64_t budget = 256;

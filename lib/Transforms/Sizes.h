@@ -49,7 +49,9 @@ inline int64_t getMaskedExtent(int64_t extent, int64_t lanes) {
   int64_t padded = extent < lanes ? static_cast<int64_t>(llvm::PowerOf2Ceil(
                                         static_cast<uint64_t>(extent)))
                                   : llvm::alignTo(extent, lanes);
-  return llvm::divideCeil(padded, lanes) < pieces ? padded : 0;
+  return llvm::divideCeil(padded, lanes) < static_cast<uint64_t>(pieces)
+             ? padded
+             : 0;
 }
 
 /// The vector register width of the host, from its CPU features.

@@ -694,6 +694,137 @@ static void dropPaddingMasks(RewriterBase &rewriter, Operation *root) {
   }
 }
 
+/// The value of every element of `tensor` where one splat constant is all
+/// of it: a linalg.fill, a transfer_write of a splat vector over the whole
+/// of its destination (a vectorized fill), or a slice of either.
+static Attribute getSplatTensorValue(Value tensor) {
+  while (auto slice = tensor.getDefiningOp<tensor::ExtractSliceOp>())
+    tensor = slice.getSource();
+  if (auto fill = tensor.getDefiningOp<linalg::FillOp>()) {
+    Attribute value;
+    if (matchPattern(fill.getInputs()[0], m_Constant(&value)))
+      return value;
+    return {};
+  }
+  auto write = tensor.getDefiningOp<vector::TransferWriteOp>();
+  if (!write || write.getMask() || !areZeros(write.getIndices()) ||
+      !write.getPermutationMap().isIdentity())
+    return {};
+  auto shaped = dyn_cast<RankedTensorType>(write.getBase().getType());
+  if (!shaped || shaped.getShape() != write.getVectorType().getShape())
+    return {};
+  DenseElementsAttr splat;
+  if (!matchPattern(write.getVector(), m_Constant(&splat)) ||
+      !splat.isSplat())
+    return {};
+  return splat.getSplatValue<Attribute>();
+}
+
+namespace {
+/// A register tile's first read of its accumulator, where the fill fused
+/// into the tile wrote one value to all of it, becomes that value: the
+/// accumulators start in registers and the output tile is written once,
+/// never read (`transfer_read` only folds a `transfer_write` of its own
+/// shape; a padded tile's rank-reduced slice of 8x13 read as 8x16 reloaded
+/// the zeros just stored, and the masked 64-byte loads of smaller stores
+/// stalled on store forwarding: 2/3 of zrty,btz->brty's time).
+struct FoldReadOfSplatTensor final
+    : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<RankedTensorType>(read.getBase().getType()))
+      return failure();
+    auto value =
+        dyn_cast_or_null<TypedAttr>(getSplatTensorValue(read.getBase()));
+    if (!value || value.getType() != read.getVectorType().getElementType())
+      return failure();
+    // Lanes out of bounds or masked off read the padding.
+    Attribute padding;
+    bool allInBounds = llvm::all_of(read.getInBoundsValues(),
+                                    [](bool inBounds) { return inBounds; });
+    if ((read.getMask() || !allInBounds) &&
+        (!matchPattern(read.getPadding(), m_Constant(&padding)) ||
+         padding != value))
+      return failure();
+    auto splat = DenseElementsAttr::get(read.getVectorType(), value);
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(read, splat);
+    return success();
+  }
+};
+
+/// A register tile's fill that the tile then overwrites whole is dropped:
+/// once its reads are folded (FoldReadOfSplatTensor), the tile's values
+/// are all computed in registers and only stored, so the vector of zeros
+/// stored first, to the same output lines, is dead. Matches the single
+/// accumulator of a register tile (`W1` the fill, `S` all of it, `W2` the
+/// accumulator over all of `S`, inserted back where `S` was taken):
+///   %w1 = vector.transfer_write %splat, %dest
+///   %s = tensor.extract_slice %w1 (all of it, rank-reduced)
+///   %w2 = vector.transfer_write %acc, %s (all of it)
+///   %i = tensor.insert_slice %w2 into %w1 (where %s was)
+/// and makes %s and %i use %dest. (Split tiles, 8 + 4 + 1, keep their fill:
+/// their stores are the same width as the accumulators'.)
+struct DropOverwrittenSplatWrite final
+    : OpRewritePattern<vector::TransferWriteOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::TransferWriteOp fill,
+                                PatternRewriter &rewriter) const override {
+    Value filled = fill.getResult();
+    if (!filled || !getSplatTensorValue(filled))
+      return failure();
+    tensor::ExtractSliceOp slice;
+    tensor::InsertSliceOp insert;
+    for (OpOperand &use : filled.getUses()) {
+      if (auto extract = dyn_cast<tensor::ExtractSliceOp>(use.getOwner());
+          extract && !slice)
+        slice = extract;
+      else if (auto back = dyn_cast<tensor::InsertSliceOp>(use.getOwner());
+               back && !insert && use.get() == back.getDest() &&
+               back.getSource() != filled)
+        insert = back;
+      else
+        return failure();
+    }
+    if (!slice || !insert || !slice->hasOneUse())
+      return failure();
+    auto sliceType = slice.getResultType();
+    auto filledType = cast<RankedTensorType>(filled.getType());
+    if (!sliceType.hasStaticShape() ||
+        sliceType.getNumElements() != filledType.getNumElements() ||
+        !areAllConstantIntValue(slice.getMixedOffsets(), 0) ||
+        !areAllConstantIntValue(slice.getMixedStrides(), 1) ||
+        !isSameSlice(slice, insert))
+      return failure();
+    auto overwrite = insert.getSource().getDefiningOp<vector::TransferWriteOp>();
+    if (!overwrite || overwrite.getBase() != slice.getResult() ||
+        overwrite.getMask() || !areZeros(overwrite.getIndices()) ||
+        !llvm::all_of(overwrite.getInBoundsValues(),
+                      [](bool inBounds) { return inBounds; }) ||
+        !overwrite.getPermutationMap().isMinorIdentity() ||
+        overwrite.getVectorType().getRank() != sliceType.getRank())
+      return failure();
+    for (auto [lanes, size] : llvm::zip_equal(
+             overwrite.getVectorType().getShape(), sliceType.getShape()))
+      if (lanes < size)
+        return failure();
+    rewriter.replaceAllUsesWith(filled, fill.getBase());
+    rewriter.eraseOp(fill);
+    return success();
+  }
+
+private:
+  static bool isSameSlice(tensor::ExtractSliceOp extract,
+                          tensor::InsertSliceOp insert) {
+    return llvm::equal(extract.getMixedOffsets(), insert.getMixedOffsets()) &&
+           llvm::equal(extract.getMixedSizes(), insert.getMixedSizes()) &&
+           llvm::equal(extract.getMixedStrides(), insert.getMixedStrides());
+  }
+};
+} // namespace
+
 static void addCanonicalizationPatterns(MLIRContext *context,
                                         RewritePatternSet &patterns) {
   for (Dialect *dialect : context->getLoadedDialects())
@@ -728,6 +859,8 @@ struct EinsumVectorizePass
     vector::populateVectorTransferPermutationMapLoweringPatterns(
         permutationPatterns);
     vector::populateVectorReductionToContractPatterns(permutationPatterns);
+    permutationPatterns.add<FoldReadOfSplatTensor, DropOverwrittenSplatWrite>(
+        context);
     addCanonicalizationPatterns(context, permutationPatterns);
     transferPermutation =
         FrozenRewritePatternSet(std::move(permutationPatterns));

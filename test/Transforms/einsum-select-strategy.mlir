@@ -455,3 +455,21 @@ func.func @short_rows_far_apart(%a: tensor<12x16x79x24xf32>, %b: tensor<79x24x57
   %r = einsum.contract "leox,oxv->oevl"(%a, %b) : tensor<12x16x79x24xf32>, tensor<79x24x572xf32>
   return %r : tensor<79x16x572x12xf32>
 }
+
+// -----
+
+// Short output rows (y: 13, one register tile) whose M rows (b) lie 490 KB
+// apart in the output: the output's next loop, t, runs inside M's tiles, in
+// cache tiles of 39 (512 / 13 elements), so that each of a register tile's
+// rows is written as one contiguous stretch of t, not 13 elements per tile.
+// Loops: b, r, t, z (reduction), y.
+// CHECK-LABEL: func.func @short_rows_far_apart
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 2, 4, 3], cache = [104, 11, 39, 16, 13], register = [8, 1, 1, 1, 13]>
+// AVX2-LABEL: func.func @short_rows_far_apart
+// AVX2: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 2, 4, 3], cache = [102, 11, 39, 16, 13], register = [6, 1, 1, 1, 13]>
+func.func @short_rows_far_apart(%a: tensor<16x11x857x13xf32>, %b: tensor<98x857x16xf32>) -> tensor<98x11x857x13xf32> {
+  %r = einsum.contract "zrty,btz->brty"(%a, %b) : tensor<16x11x857x13xf32>, tensor<98x857x16xf32>
+  return %r : tensor<98x11x857x13xf32>
+}

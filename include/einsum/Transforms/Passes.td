@@ -79,7 +79,11 @@ def EinsumSelectStrategyPass : Pass<"einsum-select-strategy"> {
       stays in registers across the reduction loops. Cache tiles: M 256,
       N 128, the reductions together 256 (rounded to divisors of the
       extents, innermost reduction first); panel loops (used by one input
-      only) are blocked to 512 columns of N and 256 rows of M.
+      only) are blocked to 512 columns of N and 256 rows of M. Where N is
+      one register tile and M's rows lie apart in the output, the output's
+      next loop (one the M input uses too) is ordered right after M, with a
+      cache tile of about 512 elements of output row, so that each register
+      tile row is written as one contiguous stretch.
     - `reduce`: a reduction loop is contiguous in every input (`ijk->i`,
       `...d,...d->...`): it becomes the innermost loop, split into vector
       partial sums.
@@ -126,7 +130,10 @@ def EinsumVectorizePass : Pass<"einsum-vectorize"> {
        along its dynamic loops, so no masks are needed;
     6. turns multiply-reductions into `vector.contract`, then hoists the
        accumulator transfers out of the reduction loops, so the register
-       tile stays in registers.
+       tile stays in registers. An accumulator whose tile was filled with a
+       constant starts as that constant (its reads fold, through slices and
+       padding); the fill is not stored where the tile then overwrites it
+       whole with unmasked stores.
 
     The attribute is removed from the ops it was applied to. Ops without it
     are left alone. A step that cannot apply (a tile that upstream cannot
