@@ -473,3 +473,19 @@ func.func @short_rows_far_apart(%a: tensor<16x11x857x13xf32>, %b: tensor<98x857x
   %r = einsum.contract "zrty,btz->brty"(%a, %b) : tensor<16x11x857x13xf32>, tensor<98x857x16xf32>
   return %r : tensor<98x11x857x13xf32>
 }
+
+// -----
+
+// A long reduction (64 steps) in a product with a batch loop (r): B, not
+// contiguous along the output's contiguous loop x, is packed to [r, u, x]
+// and N stays x (stored as it is), rather than N = c, A's contiguous loop,
+// with the tile stored transposed (2.2x slower). Loops: c, r, u, x.
+// CHECK-LABEL: func.func @batch_long_reduction_packs
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}} : tensor<393x67x64xf32>) outs(%{{.*}} : tensor<67x64x393xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [256, 1, 64, 128], register = [8, 1, 1, 32]>
+func.func @batch_long_reduction_packs(%a: tensor<64x67x409xf32>, %b: tensor<393x67x64xf32>) -> tensor<409x67x393xf32> {
+  %r = einsum.contract "urc,xru->crx"(%a, %b) : tensor<64x67x409xf32>, tensor<393x67x64xf32>
+  return %r : tensor<409x67x393xf32>
+}

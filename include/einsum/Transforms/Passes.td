@@ -62,6 +62,10 @@ def EinsumSelectStrategyPass : Pass<"einsum-select-strategy"> {
       where its rows are 4 KiB apart (one L1's set span), M >= 256 and
       K >= 64; the product gets a panel loop and writes an `expand_shape` of
       its output;
+      (not where the other input is contiguous along an output loop of its
+      own and the product, without batch loops, has 64 or more reduction
+      steps, or its output rows are shorter than a vector: that loop is then
+      N, the accumulator stored transposed);
     - the other input, where it is contiguous along M with rows 4 KiB apart
       (`ji,jk->ik`), into panels of the register tile's rows;
     - runs of reduction loops adjacent in every operand are collapsed into
