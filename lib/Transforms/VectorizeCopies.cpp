@@ -6,8 +6,10 @@
 
 #include "einsum/Transforms/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -51,11 +53,44 @@ struct StaticCopyVectorization : linalg::CopyVectorizationPattern {
   }
 };
 
+/// The copies that are left and that the memref lowering would turn into a
+/// call of the runtime's generic `memrefCopy` (one side not contiguous: a
+/// column of a packed tile, 8 elements 99 apart) become `linalg.copy`, which
+/// `convert-linalg-to-loops` makes a loop nest of loads and stores that LLVM
+/// compiles for the static strides. Contiguous copies stay: they lower to
+/// `llvm.memcpy`.
+struct StridedCopyToLoops : OpRewritePattern<memref::CopyOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(memref::CopyOp copy,
+                                PatternRewriter &rewriter) const override {
+    // The condition under which the memref lowering emits llvm.memcpy.
+    auto isContiguous = [](Type type) {
+      auto memref = dyn_cast<MemRefType>(type);
+      return memref && (memref.getLayout().isIdentity() ||
+                        (memref.hasStaticShape() &&
+                         memref.getNumElements() > 0 &&
+                         memref::isStaticShapeAndContiguousRowMajor(memref)));
+    };
+    auto isRanked = [](Type type) { return isa<MemRefType>(type); };
+    if (!isRanked(copy.getSource().getType()) ||
+        !isRanked(copy.getTarget().getType()))
+      return rewriter.notifyMatchFailure(copy, "unranked copy");
+    if (isContiguous(copy.getSource().getType()) &&
+        isContiguous(copy.getTarget().getType()))
+      return rewriter.notifyMatchFailure(copy, "lowers to llvm.memcpy");
+    rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
+                                                copy.getTarget());
+    return success();
+  }
+};
+
 struct EinsumVectorizeCopiesPass
     : einsum::impl::EinsumVectorizeCopiesPassBase<EinsumVectorizeCopiesPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<StaticCopyVectorization>(&getContext());
+    patterns.add<StaticCopyVectorization>(&getContext(), /*benefit=*/2);
+    patterns.add<StridedCopyToLoops>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

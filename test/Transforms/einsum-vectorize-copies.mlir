@@ -15,17 +15,45 @@ func.func @rows(%src: memref<8x18xf32, strided<[82, 1], offset: ?>>,
 
 // -----
 
-// Dynamic shapes, an innermost dimension that is not contiguous, and
-// copies of more than 1024 elements (whole intermediates) stay copies.
-// CHECK-LABEL: func.func @left_alone
+// Copies between contiguous buffers stay copies (they lower to llvm.memcpy):
+// dynamic shapes, and whole intermediates of more than 1024 elements.
+// CHECK-LABEL: func.func @contiguous
 // CHECK: memref.copy {{.*}} : memref<?x4xf32> to memref<?x4xf32>
-// CHECK: memref.copy {{.*}} : memref<4x4xf32, strided<[1, 4]>> to memref<4x4xf32>
 // CHECK: memref.copy {{.*}} : memref<512x512xf32> to memref<512x512xf32>
-func.func @left_alone(%a: memref<?x4xf32>, %b: memref<?x4xf32>,
-                      %c: memref<4x4xf32, strided<[1, 4]>>, %d: memref<4x4xf32>,
-                      %e: memref<512x512xf32>, %f: memref<512x512xf32>) {
+// CHECK: memref.copy {{.*}} : memref<64x32xf32, strided<[32, 1], offset: 16>> to memref<64x32xf32>
+func.func @contiguous(%a: memref<?x4xf32>, %b: memref<?x4xf32>,
+                      %e: memref<512x512xf32>, %f: memref<512x512xf32>,
+                      %g: memref<64x32xf32, strided<[32, 1], offset: 16>>,
+                      %h: memref<64x32xf32>) {
   memref.copy %a, %b : memref<?x4xf32> to memref<?x4xf32>
-  memref.copy %c, %d : memref<4x4xf32, strided<[1, 4]>> to memref<4x4xf32>
   memref.copy %e, %f : memref<512x512xf32> to memref<512x512xf32>
+  memref.copy %g, %h : memref<64x32xf32, strided<[32, 1], offset: 16>> to memref<64x32xf32>
+  return
+}
+
+// -----
+
+// A side that is not contiguous (a packing tile's remainder column, a
+// transposed view, dynamic strided views): linalg.copy, which
+// convert-linalg-to-loops makes loads and stores, not a call of the generic
+// memrefCopy.
+// CHECK-LABEL: func.func @strided
+// CHECK-NOT: memref.copy
+// CHECK: linalg.copy ins({{.*}} : memref<8xf32, strided<[1], offset: ?>>) outs({{.*}} : memref<8xf32, strided<[99], offset: ?>>)
+// CHECK: linalg.copy ins({{.*}} : memref<4x4xf32, strided<[1, 4]>>) outs({{.*}} : memref<4x4xf32>)
+// CHECK: linalg.copy ins({{.*}} : memref<?x?xf32, strided<[?, 1], offset: ?>>) outs({{.*}} : memref<?x?xf32>)
+// CHECK: linalg.copy ins({{.*}} : memref<64x64xf32, strided<[128, 1]>>) outs({{.*}} : memref<64x64xf32>)
+// CHECK-NOT: memref.copy
+func.func @strided(%a: memref<8xf32, strided<[1], offset: ?>>,
+                   %b: memref<8xf32, strided<[99], offset: ?>>,
+                   %c: memref<4x4xf32, strided<[1, 4]>>, %d: memref<4x4xf32>,
+                   %e: memref<?x?xf32, strided<[?, 1], offset: ?>>,
+                   %f: memref<?x?xf32>,
+                   %g: memref<64x64xf32, strided<[128, 1]>>,
+                   %h: memref<64x64xf32>) {
+  memref.copy %a, %b : memref<8xf32, strided<[1], offset: ?>> to memref<8xf32, strided<[99], offset: ?>>
+  memref.copy %c, %d : memref<4x4xf32, strided<[1, 4]>> to memref<4x4xf32>
+  memref.copy %e, %f : memref<?x?xf32, strided<[?, 1], offset: ?>> to memref<?x?xf32>
+  memref.copy %g, %h : memref<64x64xf32, strided<[128, 1]>> to memref<64x64xf32>
   return
 }
