@@ -32,6 +32,7 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
@@ -823,6 +824,72 @@ private:
            llvm::equal(extract.getMixedStrides(), insert.getMixedStrides());
   }
 };
+
+/// Chains the stores of a split register tile's pieces. After hoisting, the
+/// pieces' accumulators are written back as
+///   %e2 = tensor.extract_slice %t[B]
+///   %w2 = vector.transfer_write %acc2, %e2
+///   %i1 = tensor.insert_slice %w1 into %t[A]
+///   %i2 = tensor.insert_slice %w2 into %i1[B]
+/// (18 columns: 16 + 2). The slices A and B are disjoint, but one-shot
+/// bufferization does not see that %e2 and %i2 are the same subset of one
+/// buffer (%e2 is taken from %t, %i2 inserts into %i1): it writes %w2 to a
+/// new buffer and copies it in, an allocation and a copy per register tile
+/// (jrg,rjx->xrg's 8 x 16 pieces). Where every insert between %t and %i2's
+/// destination is disjoint from B, the store writes a slice taken from %i1
+/// instead, which holds the same values at B, and moves down to just before
+/// %i2; reads of %e2 (an accumulator's initial value) keep it.
+struct ChainDisjointSliceWrites final
+    : OpRewritePattern<tensor::InsertSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::InsertSliceOp insert,
+                                PatternRewriter &rewriter) const override {
+    auto write = insert.getSource().getDefiningOp<vector::TransferWriteOp>();
+    if (!write || !write->hasOneUse() ||
+        write->getBlock() != insert->getBlock())
+      return failure();
+    auto extract = write.getBase().getDefiningOp<tensor::ExtractSliceOp>();
+    if (!extract ||
+        extract.getSourceType() != insert.getDestType() ||
+        !llvm::equal(extract.getMixedOffsets(), insert.getMixedOffsets()) ||
+        !llvm::equal(extract.getMixedSizes(), insert.getMixedSizes()) ||
+        !llvm::equal(extract.getMixedStrides(), insert.getMixedStrides()))
+      return failure();
+    // Walk %i2's destination down through inserts disjoint from B to the
+    // tensor %e2 is taken from.
+    HyperrectangularSlice target(
+        cast<OffsetSizeAndStrideOpInterface>(insert.getOperation()));
+    Value dest = insert.getDest();
+    if (dest == extract.getSource())
+      return failure(); // Already a matching pair.
+    while (dest != extract.getSource()) {
+      auto previous = dest.getDefiningOp<tensor::InsertSliceOp>();
+      if (!previous)
+        return failure();
+      FailureOr<bool> overlapping =
+          ValueBoundsConstraintSet::areOverlappingSlices(
+              getContext(), target,
+              HyperrectangularSlice(cast<OffsetSizeAndStrideOpInterface>(
+                  previous.getOperation())));
+      if (failed(overlapping) || *overlapping)
+        return failure();
+      dest = previous.getDest();
+    }
+    rewriter.setInsertionPoint(insert);
+    auto chained = tensor::ExtractSliceOp::create(
+        rewriter, extract.getLoc(), extract.getType(), insert.getDest(),
+        extract.getMixedOffsets(), extract.getMixedSizes(),
+        extract.getMixedStrides());
+    rewriter.moveOpBefore(write, insert);
+    rewriter.modifyOpInPlace(
+        write, [&] { write.getBaseMutable().assign(chained.getResult()); });
+    // (Reads of the accumulator's initial value keep %e2.)
+    if (extract->use_empty())
+      rewriter.eraseOp(extract);
+    return success();
+  }
+};
 } // namespace
 
 static void addCanonicalizationPatterns(MLIRContext *context,
@@ -859,8 +926,8 @@ struct EinsumVectorizePass
     vector::populateVectorTransferPermutationMapLoweringPatterns(
         permutationPatterns);
     vector::populateVectorReductionToContractPatterns(permutationPatterns);
-    permutationPatterns.add<FoldReadOfSplatTensor, DropOverwrittenSplatWrite>(
-        context);
+    permutationPatterns.add<FoldReadOfSplatTensor, DropOverwrittenSplatWrite,
+                            ChainDisjointSliceWrites>(context);
     addCanonicalizationPatterns(context, permutationPatterns);
     transferPermutation =
         FrozenRewritePatternSet(std::move(permutationPatterns));

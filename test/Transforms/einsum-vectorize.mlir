@@ -218,6 +218,14 @@ func.func @gemm_fill_k_tiles(%a: tensor<32x16xf32>, %b: tensor<16x64xf32>, %c: t
 // CHECK: scf.for {{.*}} -> (vector<8x8xf32>, vector<8xf32>)
 // CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x8xf32> into vector<8x8xf32>
 // CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1xf32> into vector<8xf32>
+// The pieces' stores are chained, each into a slice of the tile the previous
+// piece was inserted into, so bufferization writes them in place (a slice of
+// the tile from before the 8 x 1 insert was written to a new buffer and
+// copied in).
+// CHECK:      %[[ONE:.*]] = tensor.insert_slice %{{.*}}[0, 8] [8, 1] [1, 1] : tensor<8x1xf32> into tensor<8x9xf32>
+// CHECK-NEXT: %[[EIGHT:.*]] = tensor.extract_slice %[[ONE]][0, 0] [8, 8] [1, 1] : tensor<8x9xf32> to tensor<8x8xf32>
+// CHECK-NEXT: %[[W:.*]] = vector.transfer_write %{{.*}}, %[[EIGHT]]
+// CHECK-NEXT: tensor.insert_slice %[[W]] into %[[ONE]][0, 0] [8, 8] [1, 1]
 // CHECK-NOT: vector<9
 #mk = affine_map<(d0, d1, d2) -> (d0, d1)>
 #kn = affine_map<(d0, d1, d2) -> (d1, d2)>

@@ -137,7 +137,10 @@ def EinsumVectorizePass : Pass<"einsum-vectorize"> {
        tile stays in registers. An accumulator whose tile was filled with a
        constant starts as that constant (its reads fold, through slices and
        padding); the fill is not stored where the tile then overwrites it
-       whole with unmasked stores.
+       whole with unmasked stores. The stores of a split tile's pieces
+       (18 columns: 16 + 2) are chained, each into a slice of the tile the
+       previous piece was inserted into, so that bufferization writes them
+       in place rather than into a buffer allocated and copied per tile.
 
     The attribute is removed from the ops it was applied to. Ops without it
     are left alone. A step that cannot apply (a tile that upstream cannot
