@@ -755,6 +755,15 @@ struct FoldReadOfSplatTensor final
   }
 };
 
+/// Whether `extract` takes the slice that `insert` puts back (the same
+/// offsets, sizes and strides).
+static bool isSameSlice(tensor::ExtractSliceOp extract,
+                        tensor::InsertSliceOp insert) {
+  return llvm::equal(extract.getMixedOffsets(), insert.getMixedOffsets()) &&
+         llvm::equal(extract.getMixedSizes(), insert.getMixedSizes()) &&
+         llvm::equal(extract.getMixedStrides(), insert.getMixedStrides());
+}
+
 /// A register tile's fill that the tile then overwrites whole is dropped:
 /// once its reads are folded (FoldReadOfSplatTensor), the tile's values
 /// are all computed in registers and only stored, so the vector of zeros
@@ -815,14 +824,6 @@ struct DropOverwrittenSplatWrite final
     rewriter.eraseOp(fill);
     return success();
   }
-
-private:
-  static bool isSameSlice(tensor::ExtractSliceOp extract,
-                          tensor::InsertSliceOp insert) {
-    return llvm::equal(extract.getMixedOffsets(), insert.getMixedOffsets()) &&
-           llvm::equal(extract.getMixedSizes(), insert.getMixedSizes()) &&
-           llvm::equal(extract.getMixedStrides(), insert.getMixedStrides());
-  }
 };
 
 /// Chains the stores of a split register tile's pieces. After hoisting, the
@@ -850,11 +851,8 @@ struct ChainDisjointSliceWrites final
         write->getBlock() != insert->getBlock())
       return failure();
     auto extract = write.getBase().getDefiningOp<tensor::ExtractSliceOp>();
-    if (!extract ||
-        extract.getSourceType() != insert.getDestType() ||
-        !llvm::equal(extract.getMixedOffsets(), insert.getMixedOffsets()) ||
-        !llvm::equal(extract.getMixedSizes(), insert.getMixedSizes()) ||
-        !llvm::equal(extract.getMixedStrides(), insert.getMixedStrides()))
+    if (!extract || extract.getSourceType() != insert.getDestType() ||
+        !isSameSlice(extract, insert))
       return failure();
     // Walk %i2's destination down through inserts disjoint from B to the
     // tensor %e2 is taken from.

@@ -64,20 +64,17 @@ struct StridedCopyToLoops : OpRewritePattern<memref::CopyOp> {
 
   LogicalResult matchAndRewrite(memref::CopyOp copy,
                                 PatternRewriter &rewriter) const override {
-    // The condition under which the memref lowering emits llvm.memcpy.
-    auto isContiguous = [](Type type) {
-      auto memref = dyn_cast<MemRefType>(type);
-      return memref && (memref.getLayout().isIdentity() ||
-                        (memref.hasStaticShape() &&
-                         memref.getNumElements() > 0 &&
-                         memref::isStaticShapeAndContiguousRowMajor(memref)));
-    };
-    auto isRanked = [](Type type) { return isa<MemRefType>(type); };
-    if (!isRanked(copy.getSource().getType()) ||
-        !isRanked(copy.getTarget().getType()))
+    auto source = dyn_cast<MemRefType>(copy.getSource().getType());
+    auto target = dyn_cast<MemRefType>(copy.getTarget().getType());
+    if (!source || !target)
       return rewriter.notifyMatchFailure(copy, "unranked copy");
-    if (isContiguous(copy.getSource().getType()) &&
-        isContiguous(copy.getTarget().getType()))
+    // The condition under which the memref lowering emits llvm.memcpy.
+    auto isContiguous = [](MemRefType type) {
+      return type.getLayout().isIdentity() ||
+             (type.hasStaticShape() && type.getNumElements() > 0 &&
+              memref::isStaticShapeAndContiguousRowMajor(type));
+    };
+    if (isContiguous(source) && isContiguous(target))
       return rewriter.notifyMatchFailure(copy, "lowers to llvm.memcpy");
     rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
                                                 copy.getTarget());
