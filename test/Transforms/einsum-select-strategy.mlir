@@ -484,8 +484,63 @@ func.func @short_rows_far_apart(%a: tensor<16x11x857x13xf32>, %b: tensor<98x857x
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%{{.*}} : tensor<393x67x64xf32>) outs(%{{.*}} : tensor<67x64x393xf32>)
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [256, 1, 64, 128], register = [8, 1, 1, 32]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [256, 1, 64, 393], register = [8, 1, 1, 32]>
 func.func @batch_long_reduction_packs(%a: tensor<64x67x409xf32>, %b: tensor<393x67x64xf32>) -> tensor<409x67x393xf32> {
   %r = einsum.contract "urc,xru->crx"(%a, %b) : tensor<64x67x409xf32>, tensor<393x67x64xf32>
   return %r : tensor<409x67x393xf32>
+}
+
+// -----
+
+// Output rows that lie apart (M = m is not the output's next loop, b is) are
+// written whole when the N input's block of a cache tile (16 reduction steps
+// x N) stays within the 256 x 128 elements of a GEMM's block: N's cache tile
+// is the whole row of 301. Loops: m, b, k, n.
+// CHECK-LABEL: func.func @rows_apart_whole_row
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [24, 1, 16, 301], register = [8, 1, 1, 32]>
+// AVX2-LABEL: func.func @rows_apart_whole_row
+// AVX2: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [24, 1, 16, 301], register = [6, 1, 1, 16]>
+func.func @rows_apart_whole_row(%a: tensor<24x61x16xf32>, %b: tensor<16x61x301xf32>) -> tensor<24x61x301xf32> {
+  %r = einsum.contract "mbk,kbn->mbn"(%a, %b) : tensor<24x61x16xf32>, tensor<16x61x301xf32>
+  return %r : tensor<24x61x301xf32>
+}
+
+// -----
+
+// Rows longer than the block allows (16 x 5003 > 256 x 128) are written in
+// stretches of 2048 = 256 x 128 / 16 columns.
+// CHECK-LABEL: func.func @rows_apart_long_row
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [24, 1, 16, 2048], register = [8, 1, 1, 32]>
+func.func @rows_apart_long_row(%a: tensor<24x61x16xf32>, %b: tensor<16x61x5003xf32>) -> tensor<24x61x5003xf32> {
+  %r = einsum.contract "mbk,kbn->mbn"(%a, %b) : tensor<24x61x16xf32>, tensor<16x61x5003xf32>
+  return %r : tensor<24x61x5003xf32>
+}
+
+// -----
+
+// A reduction tile of 256 leaves no room for more than 128 columns of N.
+// CHECK-LABEL: func.func @rows_apart_long_reduction
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [24, 1, 256, 128], register = [8, 1, 1, 32]>
+func.func @rows_apart_long_reduction(%a: tensor<24x61x512xf32>, %b: tensor<512x61x301xf32>) -> tensor<24x61x301xf32> {
+  %r = einsum.contract "mbk,kbn->mbn"(%a, %b) : tensor<24x61x512xf32>, tensor<512x61x301xf32>
+  return %r : tensor<24x61x301xf32>
+}
+
+// -----
+
+// Rows that follow each other (M = m is the output's next loop, as in a
+// GEMM) keep N's tile of 128.
+// CHECK-LABEL: func.func @rows_adjacent_keep_tile
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 24, 16, 128], register = [1, 8, 1, 32]>
+func.func @rows_adjacent_keep_tile(%a: tensor<24x61x16xf32>, %b: tensor<16x61x301xf32>) -> tensor<61x24x301xf32> {
+  %r = einsum.contract "mbk,kbn->bmn"(%a, %b) : tensor<24x61x16xf32>, tensor<16x61x301xf32>
+  return %r : tensor<61x24x301xf32>
 }
