@@ -355,13 +355,15 @@ func.func @tiny(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
 // Over so few reduction steps, taking i as N would store every accumulator
 // tile transposed: A is packed instead, [j, m, e, p], and N stays p, the
 // vector dimension of the stores (GETT's choice); the 8 rows of the
-// register tile are i, B's contiguous loop.
+// register tile are i, B's contiguous loop. The output rows (64 of p) are
+// short and the M rows (i) lie apart: m, the output's next loop, runs inside
+// M's tiles, whole (4 <= 2048 / 64).
 // CHECK-LABEL: func.func @short_k_packs_n_operand
 // CHECK: %[[PACKED:.*]] = linalg.generic
 // CHECK-SAME: ins(%{{.*}} : tensor<4x4x64x16xf32>) outs(%{{.*}} : tensor<4x4x16x64xf32>)
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%[[PACKED]], %{{.*}} : tensor<4x4x16x64xf32>, tensor<16x4x4x24xf32>)
-// CHECK-SAME: #einsum.strategy<contract, order = [0, 2, 1, 4, 3], cache = [1, 24, 1, 16, 64], register = [1, 8, 1, 1, 32]>
+// CHECK-SAME: #einsum.strategy<contract, order = [0, 1, 2, 4, 3], cache = [1, 24, 4, 16, 64], register = [1, 8, 1, 1, 32]>
 func.func @short_k_packs_n_operand(%a: tensor<4x4x64x16xf32>, %b: tensor<16x4x4x24xf32>) -> tensor<4x24x4x64xf32> {
   %r = einsum.contract "jmpe,ejmi->jimp"(%a, %b) : tensor<4x4x64x16xf32>, tensor<16x4x4x24xf32>
   return %r : tensor<4x24x4x64xf32>
@@ -458,17 +460,17 @@ func.func @short_rows_far_apart(%a: tensor<12x16x79x24xf32>, %b: tensor<79x24x57
 
 // -----
 
-// Short output rows (y: 13, one register tile) whose M rows (b) lie 490 KB
+// Short output rows (y: 13, at most 128 elements) whose M rows (b) lie 490 KB
 // apart in the output: the output's next loop, t, runs inside M's tiles, in
-// cache tiles of 39 (512 / 13 elements), so that each of a register tile's
+// cache tiles of 157 (2048 / 13 elements), so that each of a register tile's
 // rows is written as one contiguous stretch of t, not 13 elements per tile.
 // Loops: b, r, t, z (reduction), y.
 // CHECK-LABEL: func.func @short_rows_far_apart
 // CHECK: linalg.generic
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 2, 4, 3], cache = [104, 11, 39, 16, 13], register = [8, 1, 1, 1, 13]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 2, 4, 3], cache = [104, 11, 157, 16, 13], register = [8, 1, 1, 1, 13]>
 // AVX2-LABEL: func.func @short_rows_far_apart
-// AVX2: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 2, 4, 3], cache = [102, 11, 39, 16, 13], register = [6, 1, 1, 1, 13]>
+// AVX2: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 2, 4, 3], cache = [102, 11, 157, 16, 13], register = [6, 1, 1, 1, 13]>
 func.func @short_rows_far_apart(%a: tensor<16x11x857x13xf32>, %b: tensor<98x857x16xf32>) -> tensor<98x11x857x13xf32> {
   %r = einsum.contract "zrty,btz->brty"(%a, %b) : tensor<16x11x857x13xf32>, tensor<98x857x16xf32>
   return %r : tensor<98x11x857x13xf32>
@@ -543,4 +545,33 @@ func.func @rows_apart_long_reduction(%a: tensor<24x61x512xf32>, %b: tensor<512x6
 func.func @rows_adjacent_keep_tile(%a: tensor<24x61x16xf32>, %b: tensor<16x61x301xf32>) -> tensor<61x24x301xf32> {
   %r = einsum.contract "mbk,kbn->bmn"(%a, %b) : tensor<24x61x16xf32>, tensor<16x61x301xf32>
   return %r : tensor<61x24x301xf32>
+}
+
+// -----
+
+// Output rows of 82 columns (three register tiles wide, within 128) whose M
+// rows (x) lie 354 KB apart: the batch loop r, the output's next loop, runs
+// inside M's tiles in cache tiles of 13 (a divisor of 1079 within
+// 2048 / 82 = 24), so that each row is written in stretches of 13 x 82
+// elements rather than 82 per batch.
+// Loops: x, r, j (reduction), g.
+// CHECK-LABEL: func.func @wide_short_rows_far_apart
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [216, 13, 8, 82], register = [8, 1, 1, 32]>
+func.func @wide_short_rows_far_apart(%a: tensor<8x1079x82xf32>, %b: tensor<1079x8x213xf32>) -> tensor<213x1079x82xf32> {
+  %r = einsum.contract "jrg,rjx->xrg"(%a, %b) : tensor<8x1079x82xf32>, tensor<1079x8x213xf32>
+  return %r : tensor<213x1079x82xf32>
+}
+
+// -----
+
+// Rows of 129 columns are long enough: r stays outside M.
+// CHECK-LABEL: func.func @rows_past_short_bound
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2],
+func.func @rows_past_short_bound(%a: tensor<8x1079x129xf32>, %b: tensor<1079x8x213xf32>) -> tensor<213x1079x129xf32> {
+  %r = einsum.contract "jrg,rjx->xrg"(%a, %b) : tensor<8x1079x129xf32>, tensor<1079x8x213xf32>
+  return %r : tensor<213x1079x129xf32>
 }

@@ -83,11 +83,15 @@ def EinsumSelectStrategyPass : Pass<"einsum-select-strategy"> {
       stays in registers across the reduction loops. Cache tiles: M 256,
       N 128, the reductions together 256 (rounded to divisors of the
       extents, innermost reduction first); panel loops (used by one input
-      only) are blocked to 512 columns of N and 256 rows of M. Where N is
-      one register tile and M's rows lie apart in the output, the output's
-      next loop (one the M input uses too) is ordered right after M, with a
-      cache tile of about 512 elements of output row, so that each register
-      tile row is written as one contiguous stretch.
+      only) are blocked to 512 columns of N and 256 rows of M. Where M's
+      rows lie apart in the output (M is not the output's next loop) and N
+      is the output's contiguous loop, N's cache tile is the whole row, or
+      as long a stretch as keeps the N block of a cache tile (reduction
+      tiles x N) within 256 x 128 elements; where that row is also short
+      (at most 128 elements), the output's next loop (one the M input uses
+      too) is ordered right after M, with a cache tile of about 2048
+      elements of output row, so that each register tile row is written as
+      one contiguous stretch.
     - `reduce`: a reduction loop is contiguous in every input (`ijk->i`,
       `...d,...d->...`): it becomes the innermost loop, split into vector
       partial sums.
