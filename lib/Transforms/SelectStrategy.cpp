@@ -25,6 +25,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/bit.h"
 
+#include <limits>
+
 namespace mlir {
 namespace einsum {
 #define GEN_PASS_DEF_EINSUMSELECTSTRATEGYPASS
@@ -333,6 +335,9 @@ static constexpr int64_t kBlockElements = 256 * 128;
 /// such a stretch.
 static constexpr int64_t kShortRowElements = 128;
 static constexpr int64_t kRowStretchElements = 2048;
+/// The most reduction steps over which output rows of up to half a stretch
+/// (kRowStretchElements / 2) are written in stretches too.
+static constexpr int64_t kMaxStretchDepth = 32;
 
 /// Packs the input of a contraction that holds the output's contiguous loop
 /// N into the layout the `contract` schedule walks: its other parallel
@@ -657,13 +662,28 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
   // as one contiguous stretch of that loop's cache tile (about 2048
   // elements), not a piece of one row per tile, every piece another cache
   // line of another page. (jrg,rjx->xrg, 82 columns: 2.2-2.6x; rows longer
-  // than 128 columns ran 0.88-1.0x.)
+  // than 128 columns ran 0.88-1.0x.) Over short reductions (at most
+  // kMaxStretchDepth steps), where the output's writes dominate, rows of up
+  // to half a stretch are written so too where M spans more than one
+  // register tile: with n tile of 1, every step of the next loop wrote a
+  // piece of each of M's rows, a page apiece (jrg,rjx->xrg, 146 columns, 8
+  // steps, 213 rows: 4.2-4.6x; pqk,kqr->rqp, 12 steps: 1.5-3.0x;
+  // fbkj,fhkj->hfkb 1.3-1.6x; 48 rows: 0.91x; one register tile of 7 rows
+  // ran 0.91x, so it stays out).
   if (mLoop && info.outputNextLoop) {
     unsigned next = *info.outputNextLoop;
     int64_t nExtent = info.ranges[*nLoop];
+    int64_t steps = 1;
+    for (unsigned loop : reductions)
+      steps = ShapedType::isDynamic(info.ranges[loop])
+                  ? std::numeric_limits<int64_t>::max()
+                  : saturatingMul(steps, info.ranges[loop]);
+    bool shortRow =
+        nExtent <= kShortRowElements ||
+        (steps <= kMaxStretchDepth && 2 * nExtent <= kRowStretchElements &&
+         info.ranges[*mLoop] > plan.registerTiles[*mLoop]);
     if (next != *mLoop && next != *nLoop && !info.isReduction[next] &&
-        other.test(next) && !ShapedType::isDynamic(nExtent) &&
-        nExtent <= kShortRowElements &&
+        other.test(next) && !ShapedType::isDynamic(nExtent) && shortRow &&
         !ShapedType::isDynamic(info.ranges[next]) && info.ranges[next] > 1) {
       llvm::erase(plan.order, static_cast<int64_t>(next));
       auto *m = llvm::find(plan.order, static_cast<int64_t>(*mLoop));

@@ -495,17 +495,17 @@ func.func @batch_long_reduction_packs(%a: tensor<64x67x409xf32>, %b: tensor<393x
 // -----
 
 // Output rows that lie apart (M = m is not the output's next loop, b is) are
-// written whole when the N input's block of a cache tile (16 reduction steps
+// written whole when the N input's block of a cache tile (40 reduction steps
 // x N) stays within the 256 x 128 elements of a GEMM's block: N's cache tile
 // is the whole row of 301. Loops: m, b, k, n.
 // CHECK-LABEL: func.func @rows_apart_whole_row
 // CHECK: linalg.generic
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [24, 1, 16, 301], register = [8, 1, 1, 32]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [24, 1, 40, 301], register = [8, 1, 1, 32]>
 // AVX2-LABEL: func.func @rows_apart_whole_row
-// AVX2: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [24, 1, 16, 301], register = [6, 1, 1, 16]>
-func.func @rows_apart_whole_row(%a: tensor<24x61x16xf32>, %b: tensor<16x61x301xf32>) -> tensor<24x61x301xf32> {
-  %r = einsum.contract "mbk,kbn->mbn"(%a, %b) : tensor<24x61x16xf32>, tensor<16x61x301xf32>
+// AVX2: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [24, 1, 40, 301], register = [6, 1, 1, 16]>
+func.func @rows_apart_whole_row(%a: tensor<24x61x40xf32>, %b: tensor<40x61x301xf32>) -> tensor<24x61x301xf32> {
+  %r = einsum.contract "mbk,kbn->mbn"(%a, %b) : tensor<24x61x40xf32>, tensor<40x61x301xf32>
   return %r : tensor<24x61x301xf32>
 }
 
@@ -566,12 +566,50 @@ func.func @wide_short_rows_far_apart(%a: tensor<8x1079x82xf32>, %b: tensor<1079x
 
 // -----
 
-// Rows of 129 columns are long enough: r stays outside M.
+// Rows of 129 columns over 40 reduction steps are long enough: r stays
+// outside M.
 // CHECK-LABEL: func.func @rows_past_short_bound
 // CHECK: linalg.generic
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2],
-func.func @rows_past_short_bound(%a: tensor<8x1079x129xf32>, %b: tensor<1079x8x213xf32>) -> tensor<213x1079x129xf32> {
-  %r = einsum.contract "jrg,rjx->xrg"(%a, %b) : tensor<8x1079x129xf32>, tensor<1079x8x213xf32>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [216, 1, 40, 129],
+func.func @rows_past_short_bound(%a: tensor<40x1079x129xf32>, %b: tensor<1079x40x213xf32>) -> tensor<213x1079x129xf32> {
+  %r = einsum.contract "jrg,rjx->xrg"(%a, %b) : tensor<40x1079x129xf32>, tensor<1079x40x213xf32>
   return %r : tensor<213x1079x129xf32>
+}
+
+// -----
+
+// Over a short reduction (8 steps, within 32) rows of up to 1024 columns
+// are written in stretches too where M spans several register tiles: rows
+// of 146, r's cache tile 13 (a divisor of 1079 within 2048 / 146 = 14).
+// CHECK-LABEL: func.func @short_reduction_long_rows
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [216, 13, 8, 146], register = [8, 1, 1, 32]>
+func.func @short_reduction_long_rows(%a: tensor<8x1079x146xf32>, %b: tensor<1079x8x213xf32>) -> tensor<213x1079x146xf32> {
+  %r = einsum.contract "jrg,rjx->xrg"(%a, %b) : tensor<8x1079x146xf32>, tensor<1079x8x213xf32>
+  return %r : tensor<213x1079x146xf32>
+}
+
+// -----
+
+// Rows of 1025 columns are longer than half a stretch: r stays outside M.
+// CHECK-LABEL: func.func @short_reduction_rows_past_half_stretch
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [216, 1, 8, 1025],
+func.func @short_reduction_rows_past_half_stretch(%a: tensor<8x64x1025xf32>, %b: tensor<64x8x213xf32>) -> tensor<213x64x1025xf32> {
+  %r = einsum.contract "jrg,rjx->xrg"(%a, %b) : tensor<8x64x1025xf32>, tensor<64x8x213xf32>
+  return %r : tensor<213x64x1025xf32>
+}
+
+// -----
+
+// M of 7 rows is one register tile: r stays outside M (stretches ran 0.91x).
+// CHECK-LABEL: func.func @short_reduction_one_row_tile
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [7, 1, 8, 146], register = [7, 1, 1, 32]>
+func.func @short_reduction_one_row_tile(%a: tensor<8x1079x146xf32>, %b: tensor<1079x8x7xf32>) -> tensor<7x1079x146xf32> {
+  %r = einsum.contract "jrg,rjx->xrg"(%a, %b) : tensor<8x1079x146xf32>, tensor<1079x8x7xf32>
+  return %r : tensor<7x1079x146xf32>
 }

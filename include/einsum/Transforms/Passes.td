@@ -88,10 +88,11 @@ def EinsumSelectStrategyPass : Pass<"einsum-select-strategy"> {
       is the output's contiguous loop, N's cache tile is the whole row, or
       as long a stretch as keeps the N block of a cache tile (reduction
       tiles x N) within 256 x 128 elements; where that row is also short
-      (at most 128 elements), the output's next loop (one the M input uses
-      too) is ordered right after M, with a cache tile of about 2048
-      elements of output row, so that each register tile row is written as
-      one contiguous stretch.
+      (at most 128 elements; at most 1024 over 32 or fewer reduction steps
+      where M spans several register tiles), the output's next loop (one
+      the M input uses too) is ordered right after M, with a cache tile of
+      about 2048 elements of output row, so that each register tile row is
+      written as one contiguous stretch.
     - `reduce`: a reduction loop is contiguous in every input (`ijk->i`,
       `...d,...d->...`): it becomes the innermost loop, split into vector
       partial sums.
