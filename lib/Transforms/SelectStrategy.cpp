@@ -204,8 +204,14 @@ static void packOperand(OpBuilder &builder, linalg::GenericOp op,
         loop == lane || llvm::is_contained(trailing, loop) ? 2
         : iterators[loop] == utils::IteratorType::reduction ? 1
                                                             : 0;
+    // The other parallel dimensions keep the operand's order: each of
+    // their points holds a block (reductions x N) that the schedule walks
+    // whole, so their order only reorders whole blocks, and an operand
+    // whose blocks are already in place is not copied (fqyo,fyqh->yofh, B's
+    // batches f, y in the other order: 1.04x; abik,bakj->abij 1.13-1.18x).
+    unsigned within = group == 0 ? static_cast<unsigned>(dims.size()) : loop;
     bGroups.back().push_back(dims.size());
-    dims.push_back({{group, loop}, loop, ranges[loop]});
+    dims.push_back({{group, within}, loop, ranges[loop]});
   }
   SmallVector<unsigned> permutation =
       llvm::to_vector(llvm::seq<unsigned>(0, dims.size()));
@@ -341,7 +347,8 @@ static constexpr int64_t kMaxStretchDepth = 32;
 
 /// Packs the input of a contraction that holds the output's contiguous loop
 /// N into the layout the `contract` schedule walks: its other parallel
-/// dimensions, then its reductions (in loop order), then N innermost. The
+/// dimensions (in its own order), then its reductions (in loop order), then
+/// N innermost. The
 /// copy is a linalg.generic of its own (a transpose, scheduled like one);
 /// the contraction reads the packed tensor through the permuted map. This
 /// turns an "NT" product (`bhqd,bhkd->bhqk`: B contiguous along the

@@ -445,13 +445,13 @@ func.func @short_rows_short_k(%a: tensor<8x164x263xf32>, %b: tensor<164x13x12x8x
 
 // Rows of 12 over 24 steps, but the operand that holds them (A) has them
 // 121 KiB apart (l is its outermost label): as M rows read unpacked they
-// would fall on different pages each step, so A is packed, [o, e, x, l],
-// and N stays l.
+// would fall on different pages each step, so A is packed, [e, o, x, l]
+// (its other parallel dimensions e, o in its own order), and N stays l.
 // CHECK-LABEL: func.func @short_rows_far_apart
 //       CHECK:   %[[PACKED:.*]] = linalg.generic
-//  CHECK-SAME:     ins(%{{.*}} : tensor<12x16x79x24xf32>) outs(%{{.*}} : tensor<79x16x24x12xf32>)
+//  CHECK-SAME:     ins(%{{.*}} : tensor<12x16x79x24xf32>) outs(%{{.*}} : tensor<16x79x24x12xf32>)
 //       CHECK:   linalg.generic
-//  CHECK-SAME:     ins(%[[PACKED]], %{{.*}} : tensor<79x16x24x12xf32>, tensor<79x24x572xf32>)
+//  CHECK-SAME:     ins(%[[PACKED]], %{{.*}} : tensor<16x79x24x12xf32>, tensor<79x24x572xf32>)
 //  CHECK-SAME:     #einsum.strategy<contract, order = [0, 1, 2, 4, 3]
 func.func @short_rows_far_apart(%a: tensor<12x16x79x24xf32>, %b: tensor<79x24x572xf32>) -> tensor<79x16x572x12xf32> {
   %r = einsum.contract "leox,oxv->oevl"(%a, %b) : tensor<12x16x79x24xf32>, tensor<79x24x572xf32>
@@ -612,4 +612,19 @@ func.func @short_reduction_rows_past_half_stretch(%a: tensor<8x64x1025xf32>, %b:
 func.func @short_reduction_one_row_tile(%a: tensor<8x1079x146xf32>, %b: tensor<1079x8x7xf32>) -> tensor<7x1079x146xf32> {
   %r = einsum.contract "jrg,rjx->xrg"(%a, %b) : tensor<8x1079x146xf32>, tensor<1079x8x7xf32>
   return %r : tensor<7x1079x146xf32>
+}
+
+// -----
+
+// B's batches (b, a) come in the other order than the loops (a, b), but each
+// holds its k x j block in the order the schedule walks it: B is read in
+// place, not copied.
+// CHECK-LABEL: func.func @blocks_in_place
+//   CHECK-NOT:   tensor.empty() : tensor<8x16x64x256xf32>
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     ins(%{{.*}}, %{{.*}} : tensor<8x16x128x64xf32>, tensor<16x8x64x256xf32>)
+//  CHECK-SAME:     #einsum.strategy<contract
+func.func @blocks_in_place(%a: tensor<8x16x128x64xf32>, %b: tensor<16x8x64x256xf32>) -> tensor<8x16x128x256xf32> {
+  %r = einsum.contract "abik,bakj->abij"(%a, %b) : tensor<8x16x128x64xf32>, tensor<16x8x64x256xf32>
+  return %r : tensor<8x16x128x256xf32>
 }

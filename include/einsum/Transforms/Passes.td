@@ -56,8 +56,10 @@ def EinsumSelectStrategyPass : Pass<"einsum-select-strategy"> {
     copy of its own (a `linalg.generic` transpose, scheduled like one):
 
     - the input holding the output's contiguous loop N is permuted into the
-      order the schedule walks it ([other parallel, reductions, N]) when it
-      is not contiguous along N (`bhqd,bhkd->bhqk`), and split into panels
+      order the schedule walks it ([other parallel, reductions, N], the
+      other parallel dimensions in its own order, so that an input whose
+      blocks are already in place is read as it is) when it is not
+      contiguous along N (`bhqd,bhkd->bhqk`), and split into panels
       of the register tile's width, [other parallel, N / w, reductions, w],
       where its rows are 4 KiB apart (one L1's set span), M >= 256 and
       K >= 64; the product gets a panel loop and writes an `expand_shape` of
