@@ -14,6 +14,7 @@
 
 #include "Sizes.h"
 #include "Tiling.h"
+#include "VectorPatterns.h"
 
 #include "einsum/Dialect/Einsum/IR/EinsumAttrs.h"
 #include "einsum/Dialect/Einsum/IR/EinsumDialect.h"
@@ -926,6 +927,9 @@ struct EinsumVectorizePass
     vector::populateVectorReductionToContractPatterns(permutationPatterns);
     permutationPatterns.add<FoldReadOfSplatTensor, DropOverwrittenSplatWrite,
                             ChainDisjointSliceWrites>(context);
+    // Contractions of unit reductions (a row at a time, `ij,ij->j`) become
+    // elementwise multiply-adds.
+    einsum::populateUnitReductionContractPatterns(permutationPatterns);
     addCanonicalizationPatterns(context, permutationPatterns);
     transferPermutation =
         FrozenRewritePatternSet(std::move(permutationPatterns));

@@ -392,3 +392,31 @@ func.func @batch_fill_masked(%a: tensor<16x4x13xf32>, %b: tensor<16x4x16xf32>, %
   } -> tensor<16x4x13xf32>
   return %r : tensor<16x4x13xf32>
 }
+
+// -----
+
+// Without rows (M) and with N in both inputs (`ij,ij->j`), a register tile
+// step multiplies a row of each input into the accumulator: the contraction
+// of its unit reduction becomes one elementwise FMA of the 128 lanes, not a
+// dot product per lane.
+// CHECK-LABEL: func.func @unit_reduction_rows
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             scf.for {{.*}} -> (vector<128xf32>)
+// CHECK-NOT:           vector.contract
+// CHECK:               vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<128xf32>
+// MASKED-LABEL: func.func @unit_reduction_rows
+// MASKED-NOT:    vector.contract
+// MASKED:        vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<128xf32>
+func.func @unit_reduction_rows(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<512xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<512xf32>) -> tensor<512xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a, %b : tensor<512x512xf32>, tensor<512x512xf32>) outs(%1 : tensor<512xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [1, 0], cache = [256, 128], register = [1, 128]>} {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %3 = arith.mulf %in_0, %in fastmath<contract> : f32
+    %4 = arith.addf %out, %3 fastmath<contract> : f32
+    linalg.yield %4 : f32
+  } -> tensor<512xf32>
+  return %2 : tensor<512xf32>
+}

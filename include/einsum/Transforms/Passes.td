@@ -308,7 +308,10 @@ def EinsumLowerVectorsPass : Pass<"einsum-lower-vectors"> {
     applies before its conversion, so that a later conversion that has no
     such step of its own (`convert-gpu-to-nvvm`, which also maps the GPU
     memory spaces that `convert-vector-to-llvm` cannot) sees only 1-D vector
-    ops: `vector.contract` through outer products to `vector.fma`, transfer
+    ops: `vector.contract` through outer products to `vector.fma` (one
+    whose reductions have extent 1 and whose operands both hold the
+    result's dimensions, as `ij,ij->j` accumulates a row at a time, to one
+    elementwise `vector.fma`), transfer
     permutations to transposes and broadcasts, 1-D transfers to
     `vector.load`/`vector.store` (or scalar loads), multi-reductions to
     `vector.reduction`, and broadcasts, shape casts and transposes to
