@@ -348,13 +348,12 @@ static constexpr int64_t kMaxStretchDepth = 32;
 /// Packs the input of a contraction that holds the output's contiguous loop
 /// N into the layout the `contract` schedule walks: its other parallel
 /// dimensions (in its own order), then its reductions (in loop order), then
-/// N innermost. The
-/// copy is a linalg.generic of its own (a transpose, scheduled like one);
-/// the contraction reads the packed tensor through the permuted map. This
-/// turns an "NT" product (`bhqd,bhkd->bhqk`: B contiguous along the
-/// reduction) into one with N contiguous, and makes the reduction steps of
-/// a tensor contraction (`abcd,dbef->aecf`) walk B with unit strides between
-/// rows. Only static, diagonal-free contractions whose other input has
+/// N innermost. The copy is a linalg.generic of its own (a transpose,
+/// scheduled like one); the contraction reads the packed tensor through the
+/// permuted map. This turns an "NT" product (`bhqd,bhkd->bhqk`: B
+/// contiguous along the reduction) into one with N contiguous, and makes the
+/// reduction steps of a tensor contraction (`abcd,dbef->aecf`) walk B with
+/// unit strides between rows. Only static, diagonal-free contractions whose other input has
 /// output rows of its own (M of at least 8) are packed: the copy costs a
 /// pass over B, the product 2 M flops per element of B.
 ///
@@ -672,8 +671,8 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
   // than 128 columns ran 0.88-1.0x.) Over short reductions (at most
   // kMaxStretchDepth steps), where the output's writes dominate, rows of up
   // to half a stretch are written so too where M spans more than one
-  // register tile: with n tile of 1, every step of the next loop wrote a
-  // piece of each of M's rows, a page apiece (jrg,rjx->xrg, 146 columns, 8
+  // register tile: with the next loop's tile of 1, each of its steps wrote
+  // a piece of every one of M's rows, a page apiece (jrg,rjx->xrg, 146 columns, 8
   // steps, 213 rows: 4.2-4.6x; pqk,kqr->rqp, 12 steps: 1.5-3.0x;
   // fbkj,fhkj->hfkb 1.3-1.6x; 48 rows: 0.91x; one register tile of 7 rows
   // ran 0.91x, so it stays out).
