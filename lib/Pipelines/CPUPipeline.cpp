@@ -129,6 +129,10 @@ void mlir::einsum::buildEinsumLowerToLLVMPipeline(
   // Static copies that bufferization left (packing tiles, remainders) as
   // vector loads and stores, not calls of the runner utils' memrefCopy.
   pm.addPass(createEinsumVectorizeCopiesPass());
+  // Lines of the tiles' stores asked for ahead of them (register tiles
+  // before their reductions, transposed tiles a few iterations ahead): a
+  // store miss stalls the in-order store buffer.
+  pm.addPass(createEinsumPrefetchStoresPass());
   // Reductions along the vectors (contiguous reduced loops) to horizontal
   // vector.reduction.
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass(
