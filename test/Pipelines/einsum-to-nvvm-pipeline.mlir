@@ -60,10 +60,12 @@ func.func @transposed_output(%a: tensor<128x32xf32>, %b: tensor<32x256xf32>) -> 
 
 // -----
 
-// A diagonal: blocks of 256 threads, one element each, no staging.
+// A diagonal: blocks of 256 threads, one element each, no staging; one
+// kernel, the copy (no fill of the output before it).
 // CHECK-LABEL: llvm.func @diagonal(
-// CHECK:       gpu.binary @diagonal_kernel_1 {{.*}}ld.global
-// NVVM-LABEL: gpu.module @diagonal_kernel_1
+// CHECK:       gpu.binary @diagonal_kernel_0 {{.*}}ld.global
+// CHECK-NOT:   gpu.binary @diagonal_kernel_1
+// NVVM-LABEL: gpu.module @diagonal_kernel_0
 // NVVM-NOT:     !llvm.ptr<3>
 // NVVM:         nvvm.read.ptx.sreg.tid.x
 // NVVM:         llvm.load %{{.*}} : !llvm.ptr -> f32

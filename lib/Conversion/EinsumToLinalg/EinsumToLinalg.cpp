@@ -478,25 +478,35 @@ private:
     return *points / 8 >= elements;
   }
 
-  /// One generic of ⊕ over ⊗ into `init`.
+  /// One generic of ⊕ over ⊗ into `init`; without reductions (`init` is
+  /// then not read), of ⊗ alone.
   Value buildGeneric(OpBuilder &b, const SemiringBuilder &ops,
                      ValueRange genericInputs, Value init) const {
+    bool sums = res.numReductionDims() != 0;
     return linalg::GenericOp::create(
                b, loc, init.getType(), genericInputs, init, maps, iterators,
                [&](OpBuilder &nb, Location nl, ValueRange args) {
                  Value term = ops.product(nb, nl, args.drop_back());
-                 linalg::YieldOp::create(nb, nl,
-                                         ops.sum(nb, nl, args.back(), term));
+                 linalg::YieldOp::create(
+                     nb, nl,
+                     sums ? ops.sum(nb, nl, args.back(), term) : term);
                })
         .getResult(0);
   }
 
   /// The definition: one generic; for `log`, the maximum M of the terms
-  /// (max-plus), the sum of exp(term - M), then M + log(sum).
+  /// (max-plus), the sum of exp(term - M), then M + log(sum). Without
+  /// reductions every element is one term (a transpose, a product of
+  /// elements), written as it is: no fill of the output to read back and
+  /// add to (a transpose wrote the output twice and read it once), and no
+  /// 0 + -0 turning a negative zero positive.
   Value buildExact(OpBuilder &b, Semiring semiring) const {
     Semiring first = semiring == Semiring::Log ? Semiring::Max : semiring;
     SemiringBuilder firstOps(first, accType);
     Value empty = emptyOutput(b, accType);
+    if (res.numReductionDims() == 0)
+      return buildGeneric(b, SemiringBuilder(semiring, accType), inputs,
+                          empty);
     Value result = buildGeneric(b, firstOps, inputs,
                                 fill(b, loc, firstOps.getSumIdentity(b), empty));
     if (semiring != Semiring::Log)

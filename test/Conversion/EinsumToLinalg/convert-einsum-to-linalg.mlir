@@ -67,19 +67,38 @@ func.func @trace_and_diagonal(%a: tensor<4x4xf64>) -> (tensor<f64>, tensor<4xf64
 
 // -----
 
-// Size-1 dims that broadcast are indexed with 0; integers multiply and add
-// with muli / addi.
+// Size-1 dims that broadcast are indexed with 0; integers multiply with
+// muli. Without a summed label each element is one term, written into an
+// empty tensor as it is: no fill to add it to.
 // CHECK-DAG: #[[$A:.*]] = affine_map<(d0, d1) -> (0, d1)>
 // CHECK-DAG: #[[$B:.*]] = affine_map<(d0, d1) -> (d0, 0)>
 // CHECK-DAG: #[[$C:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func.func @broadcast
-// CHECK: arith.constant 0 : i32
+// CHECK-NOT: linalg.fill
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<2x3xi32>
 // CHECK: linalg.generic {indexing_maps = [#[[$A]], #[[$B]], #[[$C]]], iterator_types = ["parallel", "parallel"]}
-// CHECK: arith.muli
-// CHECK: arith.addi
+// CHECK-SAME: outs(%[[EMPTY]] : tensor<2x3xi32>)
+// CHECK: %[[PRODUCT:.*]] = arith.muli
+// CHECK-NEXT: linalg.yield %[[PRODUCT]] : i32
 func.func @broadcast(%a: tensor<1x3xi32>, %b: tensor<2x1xi32>) -> tensor<2x3xi32> {
   %0 = einsum.contract "ij,ij->ij"(%a, %b) : tensor<1x3xi32>, tensor<2x1xi32>
   return %0 : tensor<2x3xi32>
+}
+
+// -----
+
+// A transpose yields its input element: the output is not filled, read or
+// added to.
+// CHECK-DAG: #[[$IN:.*]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-DAG: #[[$OUT:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @transpose
+// CHECK-NOT: linalg.fill
+// CHECK: linalg.generic {indexing_maps = [#[[$IN]], #[[$OUT]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+func.func @transpose(%a: tensor<3x5xf32>) -> tensor<5x3xf32> {
+  %0 = einsum.contract "ij->ji"(%a) : tensor<3x5xf32>
+  return %0 : tensor<5x3xf32>
 }
 
 // -----

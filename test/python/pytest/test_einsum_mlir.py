@@ -319,6 +319,28 @@ def test_empty_iteration_space_needs_no_intermediate():
     assert got == 0
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16,
+                                   np.int32])
+@pytest.mark.parametrize("equation,shape", [
+    ("ij->ji", (37, 21)), ("abcd->dbca", (3, 5, 7, 9)),
+    ("ijk->kji", (8, 33, 19)), ("ii->i", (6, 6)), ("ij->ij", (4, 5))])
+def test_copies_are_exact(equation, shape, dtype):
+    # Without a summed label every element is one term, copied as it is
+    # (torch returns a view): negative zeros stay negative, infinities and
+    # every bit of the values are kept (no 0 + x).
+    rng = np.random.default_rng(5)
+    a = data(shape, dtype, rng)
+    if np.dtype(dtype).kind == "f":
+        flat = a.reshape(-1)
+        flat[::3] = -0.0
+        flat[1::7] = np.inf
+        flat[2::11] = -np.inf
+    for threads in (1, 2):
+        got = em.einsum(equation, a, threads=threads)
+        want = np.einsum(equation, a)
+        assert got.tobytes() == np.ascontiguousarray(want).tobytes()
+
+
 def test_kernel_cache_is_bounded():
     em.set_cache_capacity(4)
     try:
