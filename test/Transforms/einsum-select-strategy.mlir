@@ -124,12 +124,13 @@ func.func @gemm_out_t_panels(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32
 // -----
 
 // An "NT" product: B (k, j) is contiguous along the reduction j. It is
-// packed to (j, k) by a transpose of its own (16 x 16 tiles), and the
-// product runs the gemm schedule.
+// packed to (j, k) by a transpose of its own (16 x 16 tiles in blocks of
+// 64 x 64: runs of 256 bytes read and written), and the product runs the
+// gemm schedule.
 // CHECK-LABEL: func.func @gemm_nt
 // CHECK-SAME: (%[[A:.*]]: tensor<1024x512xf32>, %[[B:.*]]: tensor<256x512xf32>)
 // CHECK: %[[PACKED:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<256x512xf32>) outs(%{{.*}} : tensor<512x256xf32>)
-// CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [0, 0], register = [16, 16]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [64, 64], register = [16, 16]>
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%[[A]], %[[PACKED]] : tensor<1024x512xf32>, tensor<512x256xf32>)
 // CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [256, 256, 128], register = [8, 1, 32]>
@@ -318,16 +319,64 @@ func.func @hadamard(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x6
 
 // -----
 
-// A transpose: 16 x 16 tiles (8 x 8 with 256-bit vectors).
+// A transpose: 16 x 16 tiles (8 x 8 with 256-bit vectors); the batch
+// loop runs outside the blocks, one at a time (cache tile 1); rows of 64
+// are whole blocks.
 // CHECK-LABEL: func.func @transpose
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1, 2], cache = [0, 0, 0], register = [1, 16, 16]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1, 2], cache = [1, 0, 0], register = [1, 16, 16]>
 // AVX2-LABEL: func.func @transpose
 // AVX2: linalg.generic
-// AVX2-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1, 2], cache = [0, 0, 0], register = [1, 8, 8]>
+// AVX2-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1, 2], cache = [1, 0, 0], register = [1, 8, 8]>
 func.func @transpose(%a: tensor<4x64x64xf32>) -> tensor<4x64x64xf32> {
   %r = einsum.contract "...ij->...ji"(%a) : tensor<4x64x64xf32>
   return %r : tensor<4x64x64xf32>
+}
+
+// -----
+
+// A large transpose is blocked (HPTT): 64 x 64 blocks of 16 x 16 tiles,
+// each block reading 64 rows of 256 bytes and writing 64 (with 256-bit
+// vectors, 32 x 32 blocks of 8 x 8 tiles: runs of 128 bytes).
+// CHECK-LABEL: func.func @transpose_blocks
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [64, 64], register = [16, 16]>
+// AVX2-LABEL: func.func @transpose_blocks
+// AVX2: linalg.generic
+// AVX2-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [32, 32], register = [8, 8]>
+func.func @transpose_blocks(%a: tensor<4096x2048xf32>) -> tensor<2048x4096xf32> {
+  %r = einsum.contract "ij->ji"(%a) : tensor<4096x2048xf32>
+  return %r : tensor<2048x4096xf32>
+}
+
+// -----
+
+// Output rows of 8 (i): 32 bytes. Loops (k, j, i); the input (i, j, k) is
+// contiguous along k. The output's next loop j continues its rows
+// (out[k, j:j+8, :] is 256 contiguous bytes), so j is blocked by 8 and
+// runs outside k's blocks of 64: each block writes 64 runs of 256 bytes and
+// reads 8 x 8 of 256.
+// CHECK-LABEL: func.func @transpose_short_rows
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [1, 0, 2], cache = [64, 8, 0], register = [16, 1, 8]>
+func.func @transpose_short_rows(%a: tensor<8x2048x256xf32>) -> tensor<256x2048x8xf32> {
+  %r = einsum.contract "ijk->kji"(%a) : tensor<8x2048x256xf32>
+  return %r : tensor<256x2048x8xf32>
+}
+
+// -----
+
+// Rows short on both sides: the input (s, e, d, m) is contiguous along m
+// (8), the output (d, m, e, s) along s (9). d continues the input's runs
+// (32 bytes each) and is blocked by 8; e continues the output's and is
+// whole (11 <= 2 x 8). Loops (d, m, e, s): d's blocks of 8; in each, e,
+// d, then the m x s tiles, so that each input run is read whole.
+// CHECK-LABEL: func.func @transpose_short_both
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [2, 0, 1, 3], cache = [8, 0, 0, 0], register = [1, 8, 1, 9]>
+func.func @transpose_short_both(%a: tensor<9x11x2499x8xf32>) -> tensor<2499x8x11x9xf32> {
+  %r = einsum.contract "sedm->dmes"(%a) : tensor<9x11x2499x8xf32>
+  return %r : tensor<2499x8x11x9xf32>
 }
 
 // -----
