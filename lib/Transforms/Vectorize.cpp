@@ -776,7 +776,12 @@ static bool isSameSlice(tensor::ExtractSliceOp extract,
 ///   %w2 = vector.transfer_write %acc, %s (all of it)
 ///   %i = tensor.insert_slice %w2 into %w1 (where %s was)
 /// and makes %s and %i use %dest. (Split tiles, 8 + 4 + 1, keep their fill:
-/// their stores are the same width as the accumulators'.)
+/// their stores are the same width as the accumulators'.) A padded tile's
+/// fill goes too: its masked stores cover the slice. (They once ran 0.8x
+/// without the zeros stored first, a masked store to a line not in cache;
+/// einsum-prefetch-stores now asks for the tile's lines before its
+/// reductions, and dropping the zeros ran 1.01x on the suite's geomean,
+/// zrty,btz->brty with rows of 13 1.10x, hsaw,lhnw->hnasl 1.17x.)
 struct DropOverwrittenSplatWrite final
     : OpRewritePattern<vector::TransferWriteOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -810,10 +815,11 @@ struct DropOverwrittenSplatWrite final
         !isSameSlice(slice, insert))
       return failure();
     auto overwrite = insert.getSource().getDefiningOp<vector::TransferWriteOp>();
+    // From the origin, with at least as many lanes as elements along every
+    // dimension: all of the slice is written (a padded tile's lanes out of
+    // bounds, 4 lanes over 3 columns, are dropped).
     if (!overwrite || overwrite.getBase() != slice.getResult() ||
         overwrite.getMask() || !areZeros(overwrite.getIndices()) ||
-        !llvm::all_of(overwrite.getInBoundsValues(),
-                      [](bool inBounds) { return inBounds; }) ||
         !overwrite.getPermutationMap().isMinorIdentity() ||
         overwrite.getVectorType().getRank() != sliceType.getRank())
       return failure();
