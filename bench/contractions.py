@@ -167,19 +167,29 @@ def geomean(values):
     return math.exp(sum(map(math.log, values)) / len(values)) if values else 0
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def suite_arguments(description, budget):
+    """The command line of a generated suite (this one, transposes.py):
+    --list, --only NAME or EQUATION (repeatable), --threads, --budget."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--threads", type=int, nargs="*",
                         default=sorted({1, os.cpu_count() or 1}))
-    parser.add_argument("--budget", type=float, default=0.5)
+    parser.add_argument("--budget", type=float, default=budget)
+    return parser
+
+
+def selected(cases, only):
+    """The cases --only names (by name or equation); all without it."""
+    return [c for c in cases
+            if not only or c["name"] in only or c["equation"] in only]
+
+
+def main():
+    parser = suite_arguments(__doc__.split("\n")[0], budget=0.5)
     parser.add_argument("--no-torch", action="store_true")
     args = parser.parse_args()
-    cases = generate()
-    if args.only:
-        cases = [c for c in cases if c["name"] in args.only or
-                 c["equation"] in args.only]
+    cases = selected(generate(), args.only)
     if args.list:
         for c in cases:
             print("%-12s %-28s %s" % (c["name"], c["equation"],

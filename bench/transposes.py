@@ -21,7 +21,6 @@ contiguous array) and torch (permute().contiguous()); then the geomeans.
 No test depends on these numbers.
 """
 
-import argparse
 import itertools
 import math
 import os
@@ -38,7 +37,8 @@ sys.path.insert(0, os.path.join(BUILD, "python_packages"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import einsum_mlir as em  # noqa: E402
 # (torch as contractions.py imports it: None where it is not installed.)
-from contractions import copy_bandwidth, geomean, torch  # noqa: E402
+from contractions import (copy_bandwidth, geomean, selected,  # noqa: E402
+                          suite_arguments, torch)
 from run import aligned_copy, aligned_empty, timed  # noqa: E402
 
 SHORT = [6, 8, 12, 16]
@@ -96,17 +96,8 @@ def generate():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--list", action="store_true")
-    parser.add_argument("--only", action="append", default=[])
-    parser.add_argument("--threads", type=int, nargs="*",
-                        default=sorted({1, os.cpu_count() or 1}))
-    parser.add_argument("--budget", type=float, default=0.3)
-    args = parser.parse_args()
-    cases = generate()
-    if args.only:
-        cases = [c for c in cases if c["name"] in args.only or
-                 c["equation"] in args.only]
+    args = suite_arguments(__doc__.split("\n")[0], budget=0.3).parse_args()
+    cases = selected(generate(), args.only)
     if args.list:
         for c in cases:
             print("%-18s %-12s %s" % (c["name"], c["equation"],

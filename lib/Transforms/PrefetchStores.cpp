@@ -20,6 +20,7 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir {
 namespace einsum {
@@ -47,23 +48,6 @@ static bool hasUnitInnerStride(Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   return succeeded(type.getStridesAndOffset(strides, offset)) &&
          !strides.empty() && strides.back() == 1;
-}
-
-/// Whether the last `rank` dimensions of `type` hold rows of `rowBytes`, a
-/// multiple of a line, whose strides are multiples of a line too.
-static bool hasLineRows(MemRefType type, unsigned rank, int64_t rowBytes) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (rowBytes % kLineBytes != 0 ||
-      failed(type.getStridesAndOffset(strides, offset)) ||
-      strides.back() != 1)
-    return false;
-  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
-  return llvm::all_of(
-      ArrayRef(strides).take_back(rank).drop_back(), [&](int64_t stride) {
-        return !ShapedType::isDynamic(stride) &&
-               (stride * elementBytes) % kLineBytes == 0;
-      });
 }
 
 /// The points of `write` whose lines cover what it writes: in each row (the
@@ -104,15 +88,25 @@ getLinePoints(vector::TransferWriteOp write, bool wholeTile) {
       return SmallVector<Point>();
     extents.push_back(extent);
   }
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  bool strided = succeeded(memrefType.getStridesAndOffset(strides, offset));
+  bool unitInnerStride = strided && strides.back() == 1;
   int64_t rowLength = extents.back();
   // Rows of whole lines 64-byte multiples apart (the output's rows are
   // 64-byte aligned) are written line by line: the full-line stores need no
   // prefetch, and one only added work (fdeb,edfq->dbfq, rows of 624 floats:
   // 0.91-0.97x with it; urc,xru->crx 0.92x).
-  if (wholeTile && hasLineRows(memrefType, rank, rowLength * elementBytes))
+  auto isLineMultiple = [&](int64_t elements) {
+    return !ShapedType::isDynamic(elements) &&
+           elements * elementBytes % kLineBytes == 0;
+  };
+  if (wholeTile && unitInnerStride && isLineMultiple(rowLength) &&
+      llvm::all_of(ArrayRef(strides).take_back(rank).drop_back(),
+                   isLineMultiple))
     return SmallVector<Point>();
   SmallVector<int64_t> rowPoints;
-  if (hasUnitInnerStride(write.getBase())) {
+  if (unitInnerStride) {
     int64_t step = std::max<int64_t>(1, kLineBytes / elementBytes);
     for (int64_t element = 0; element < rowLength; element += step)
       rowPoints.push_back(element);
@@ -173,24 +167,6 @@ static void prefetchPoints(OpBuilder &builder, Location loc, Value base,
   }
 }
 
-/// Moves the side-effect-free ops that `value` is computed by, between
-/// `before` and their use in its block, above `before`. Whether `value` is
-/// then available there.
-static bool hoistAbove(Operation *before, Value value,
-                       DominanceInfo &dominance) {
-  if (dominance.properlyDominates(value, before))
-    return true;
-  Operation *def = value.getDefiningOp();
-  if (!def || def->getBlock() != before->getBlock() ||
-      def->getNumRegions() != 0 || !isMemoryEffectFree(def))
-    return false;
-  for (Value operand : def->getOperands())
-    if (!hoistAbove(before, operand, dominance))
-      return false;
-  def->moveBefore(before);
-  return true;
-}
-
 /// The scf.for whose result `write` stores, through side-effect-free
 /// single-vector ops (a transpose, a cast) in the same block.
 static scf::ForOp getAccumulatingLoop(vector::TransferWriteOp write) {
@@ -249,17 +225,18 @@ struct EinsumPrefetchStoresPass
         writes.push_back(write);
     });
     DominanceInfo dominance(getOperation());
-    OpBuilder builder(&getContext());
+    IRRewriter builder(&getContext());
     for (vector::TransferWriteOp write : writes) {
       unsigned rank = write.getVectorType().getRank();
       if (scf::ForOp loop = getAccumulatingLoop(write)) {
         std::optional<SmallVector<Point>> points =
             getLinePoints(write, /*wholeTile=*/true);
+        SmallVector<Value> address = {write.getBase()};
+        llvm::append_range(address, write.getIndices());
+        // The subview the tile is stored through may be made after the
+        // loop: it moves above it (upstream, all or nothing).
         if (!points || points->empty() ||
-            !hoistAbove(loop, write.getBase(), dominance) ||
-            llvm::any_of(write.getIndices(), [&](Value index) {
-              return !hoistAbove(loop, index, dominance);
-            }))
+            failed(moveValueDefinitions(builder, address, loop, dominance)))
           continue;
         builder.setInsertionPoint(loop);
         prefetchPoints(builder, write.getLoc(), write.getBase(),
@@ -288,10 +265,10 @@ struct EinsumPrefetchStoresPass
         continue;
       Location loc = write.getLoc();
       builder.setInsertionPointToStart(body);
+      std::optional<int64_t> step = getConstantIntValue(loop.getStep());
       Value distanceValue = arith::ConstantIndexOp::create(
-          builder, loc,
-          getConstantIntValue(loop.getStep()).value_or(1) * distance);
-      if (!getConstantIntValue(loop.getStep()))
+          builder, loc, step.value_or(1) * distance);
+      if (!step)
         distanceValue = arith::MulIOp::create(builder, loc, loop.getStep(),
                                               distanceValue);
       Value ahead = arith::AddIOp::create(builder, loc, iv, distanceValue);

@@ -55,10 +55,8 @@ struct LoopInfo {
   /// sizes count as 1024).
   SmallVector<int64_t> numElements;
   /// For each operand, the loop of its second-last dim (next to its
-  /// contiguous one), if any.
+  /// contiguous one), if any; the output's is nextLoop.back().
   SmallVector<std::optional<unsigned>> nextLoop;
-  /// The output's loop next to its contiguous one (nextLoop.back()).
-  std::optional<unsigned> outputNextLoop;
 };
 } // namespace
 
@@ -101,7 +99,6 @@ static LoopInfo analyze(linalg::GenericOp op) {
     info.usedLoops.push_back(std::move(used));
     info.numElements.push_back(elements);
   }
-  info.outputNextLoop = info.nextLoop.back();
   return info;
 }
 
@@ -357,9 +354,9 @@ static constexpr int64_t kMaxStretchDepth = 32;
 /// permuted map. This turns an "NT" product (`bhqd,bhkd->bhqk`: B
 /// contiguous along the reduction) into one with N contiguous, and makes the
 /// reduction steps of a tensor contraction (`abcd,dbef->aecf`) walk B with
-/// unit strides between rows. Only static, diagonal-free contractions whose other input has
-/// output rows of its own (M of at least 8) are packed: the copy costs a
-/// pass over B, the product 2 M flops per element of B.
+/// unit strides between rows. Only static, diagonal-free contractions whose
+/// other input has output rows of its own (M of at least 8) are packed: the
+/// copy costs a pass over B, the product 2 M flops per element of B.
 ///
 /// Where M is large and `panelWidth` divides N, N is also split into panels
 /// of `panelWidth` (the register tile's width): B becomes
@@ -676,12 +673,12 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
   // kMaxStretchDepth steps), where the output's writes dominate, rows of up
   // to half a stretch are written so too where M spans more than one
   // register tile: with the next loop's tile of 1, each of its steps wrote
-  // a piece of every one of M's rows, a page apiece (jrg,rjx->xrg, 146 columns, 8
-  // steps, 213 rows: 4.2-4.6x; pqk,kqr->rqp, 12 steps: 1.5-3.0x;
-  // fbkj,fhkj->hfkb 1.3-1.6x; 48 rows: 0.91x; one register tile of 7 rows
-  // ran 0.91x, so it stays out).
-  if (mLoop && info.outputNextLoop) {
-    unsigned next = *info.outputNextLoop;
+  // a piece of every one of M's rows, a page apiece (jrg,rjx->xrg, 146
+  // columns, 8 steps, 213 rows: 4.2-4.6x; pqk,kqr->rqp, 12 steps:
+  // 1.5-3.0x; fbkj,fhkj->hfkb 1.3-1.6x; 48 rows: 0.91x; one register tile
+  // of 7 rows ran 0.91x, so it stays out).
+  if (mLoop && info.nextLoop.back()) {
+    unsigned next = *info.nextLoop.back();
     int64_t nExtent = info.ranges[*nLoop];
     int64_t steps = 1;
     for (unsigned loop : reductions)
@@ -721,7 +718,8 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
   // none below 0.98x). Rows that follow each other (M is the output's next
   // loop, as in a GEMM) keep the tile of 128: longer ones ran 0.87-0.95x.
   int64_t nExtent = info.ranges[*nLoop];
-  if (mLoop && info.outputNextLoop && *info.outputNextLoop != *mLoop &&
+  std::optional<unsigned> outputNextLoop = info.nextLoop.back();
+  if (mLoop && outputNextLoop && *outputNextLoop != *mLoop &&
       nLoop == info.contiguousLoop.back() &&
       !ShapedType::isDynamic(nExtent)) {
     int64_t depth = 1;
@@ -804,7 +802,7 @@ static void planTranspose(const LoopInfo &info, Plan &plan, unsigned tLoop,
     return loop;
   };
   std::optional<unsigned> tOuter = next(tNext);
-  std::optional<unsigned> nOuter = next(info.outputNextLoop);
+  std::optional<unsigned> nOuter = next(info.nextLoop.back());
   // The block of `loop` for runs of `want` elements: none (the whole loop)
   // where the loop is at most twice that.
   auto block = [&](unsigned loop, int64_t want) -> int64_t {

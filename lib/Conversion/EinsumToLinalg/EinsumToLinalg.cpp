@@ -501,12 +501,12 @@ private:
   /// add to (a transpose wrote the output twice and read it once), and no
   /// 0 + -0 turning a negative zero positive.
   Value buildExact(OpBuilder &b, Semiring semiring) const {
-    Semiring first = semiring == Semiring::Log ? Semiring::Max : semiring;
-    SemiringBuilder firstOps(first, accType);
     Value empty = emptyOutput(b, accType);
     if (res.numReductionDims() == 0)
       return buildGeneric(b, SemiringBuilder(semiring, accType), inputs,
                           empty);
+    Semiring first = semiring == Semiring::Log ? Semiring::Max : semiring;
+    SemiringBuilder firstOps(first, accType);
     Value result = buildGeneric(b, firstOps, inputs,
                                 fill(b, loc, firstOps.getSumIdentity(b), empty));
     if (semiring != Semiring::Log)
