@@ -442,6 +442,42 @@ func.func @trailing_labels_collapse(%a: tensor<9x11x64x8xf32>, %b: tensor<64x39x
 
 // -----
 
+// N (n of 34) is not a multiple of a vector: its rows would end in a peeled
+// tile of 2 columns. The output's other trailing loop of A's (m) joins it,
+// and A, already [a, m, n], is collapsed in place (no copy) with the output
+// into one vector loop of 952, with one partial vector at its end.
+// CHECK-LABEL: func.func @partial_vector_rows_collapse
+// CHECK-NOT: linalg.generic
+// CHECK: %[[A:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<64x28x34xf32> into tensor<64x952xf32>
+// CHECK: %[[R:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[A]], %{{.*}} : tensor<64x952xf32>, tensor<64x40xf32>)
+// CHECK-SAME: #einsum.strategy<contract, order = [0, 1, 2], cache = [40, 128, 64], register = [8, 32, 1]>
+// CHECK: tensor.expand_shape %[[R]] {{\[}}[0], [1, 2]] output_shape [40, 28, 34]
+// AVX2-LABEL: func.func @partial_vector_rows_collapse
+// AVX2: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<64x28x34xf32> into tensor<64x952xf32>
+// AVX2: #einsum.strategy<contract, order = [0, 1, 2], cache = [42, 128, 64], register = [6, 16, 1]>
+func.func @partial_vector_rows_collapse(%a: tensor<64x28x34xf32>, %b: tensor<64x40xf32>) -> tensor<40x28x34xf32> {
+  %r = einsum.contract "amn,ak->kmn"(%a, %b) : tensor<64x28x34xf32>, tensor<64x40xf32>
+  return %r : tensor<40x28x34xf32>
+}
+
+// -----
+
+// Rows of whole vectors (48 = 32 + 16) keep their own loop: A is packed
+// [m, a, n] and nothing is collapsed.
+// CHECK-LABEL: func.func @whole_vector_rows_stay
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<28x64x48xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [40, 14, 64, 48], register = [8, 1, 1, 32]>
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return
+func.func @whole_vector_rows_stay(%a: tensor<64x28x48xf32>, %b: tensor<64x40xf32>) -> tensor<40x28x48xf32> {
+  %r = einsum.contract "amn,ak->kmn"(%a, %b) : tensor<64x28x48xf32>, tensor<64x40xf32>
+  return %r : tensor<40x28x48xf32>
+}
+
 // A chain of output loops with two dynamic sizes stays two loops (its
 // result would be a memref.expand_shape with two dynamic sizes in one
 // group, which MLIR 22's expand-strided-metadata crashes on; found by
