@@ -546,16 +546,18 @@ func.func @short_rows_far_apart(%a: tensor<12x16x79x24xf32>, %b: tensor<79x24x57
 // -----
 
 // Short output rows (y: 13, at most 128 elements) whose M rows (b) lie 490 KB
-// apart in the output: the output's next loop, t, runs inside M's tiles, in
-// cache tiles of 157 (2048 / 13 elements), so that each of a register tile's
-// rows is written as one contiguous stretch of t, not 13 elements per tile.
+// apart in the output: the output's next loop, t, runs inside M's tiles, so
+// that each of a register tile's rows is written as one contiguous stretch
+// of t, not 13 elements per tile. t is a batch loop: each of its steps reads
+// a new block of A (16 x 13), and the stretch is cut from 157 (2048 / 13
+// elements) to 19, so that its blocks (19 x 16 x 13) fit 4096 elements.
 // Loops: b, r, t, z (reduction), y.
 // CHECK-LABEL: func.func @short_rows_far_apart
 // CHECK: linalg.generic
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 2, 4, 3], cache = [104, 11, 157, 16, 13], register = [8, 1, 1, 1, 13]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 2, 4, 3], cache = [104, 11, 19, 16, 13], register = [8, 1, 1, 1, 13]>
 // AVX2-LABEL: func.func @short_rows_far_apart
-// AVX2: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 2, 4, 3], cache = [102, 11, 157, 16, 13], register = [6, 1, 1, 1, 13]>
+// AVX2: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 2, 4, 3], cache = [102, 11, 19, 16, 13], register = [6, 1, 1, 1, 13]>
 func.func @short_rows_far_apart(%a: tensor<16x11x857x13xf32>, %b: tensor<98x857x16xf32>) -> tensor<98x11x857x13xf32> {
   %r = einsum.contract "zrty,btz->brty"(%a, %b) : tensor<16x11x857x13xf32>, tensor<98x857x16xf32>
   return %r : tensor<98x11x857x13xf32>
@@ -636,14 +638,14 @@ func.func @rows_adjacent_keep_tile(%a: tensor<24x61x16xf32>, %b: tensor<16x61x30
 
 // Output rows of 82 columns (three register tiles wide, within 128) whose M
 // rows (x) lie 354 KB apart: the batch loop r, the output's next loop, runs
-// inside M's tiles in cache tiles of 13 (a divisor of 1079 within
-// 2048 / 82 = 24), so that each row is written in stretches of 13 x 82
-// elements rather than 82 per batch.
+// inside M's tiles in cache tiles of 6 (its blocks of A, 8 x 82 per step,
+// within 4096 elements; 1079 = 13 x 83 has no divisor near it), so that each
+// row is written in stretches of 6 x 82 elements rather than 82 per batch.
 // Loops: x, r, j (reduction), g.
 // CHECK-LABEL: func.func @wide_short_rows_far_apart
 // CHECK: linalg.generic
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [216, 13, 8, 82], register = [8, 1, 1, 32]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [216, 6, 8, 82], register = [8, 1, 1, 32]>
 func.func @wide_short_rows_far_apart(%a: tensor<8x1079x82xf32>, %b: tensor<1079x8x213xf32>) -> tensor<213x1079x82xf32> {
   %r = einsum.contract "jrg,rjx->xrg"(%a, %b) : tensor<8x1079x82xf32>, tensor<1079x8x213xf32>
   return %r : tensor<213x1079x82xf32>
@@ -666,11 +668,11 @@ func.func @rows_past_short_bound(%a: tensor<40x1079x129xf32>, %b: tensor<1079x40
 
 // Over a short reduction (8 steps, within 32) rows of up to 1024 columns
 // are written in stretches too where M spans several register tiles: rows
-// of 146, r's cache tile 13 (a divisor of 1079 within 2048 / 146 = 14).
+// of 146, r's cache tile 3 (4096 / (8 x 146)).
 // CHECK-LABEL: func.func @short_reduction_long_rows
 // CHECK: linalg.generic
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [216, 13, 8, 146], register = [8, 1, 1, 32]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [216, 3, 8, 146], register = [8, 1, 1, 32]>
 func.func @short_reduction_long_rows(%a: tensor<8x1079x146xf32>, %b: tensor<1079x8x213xf32>) -> tensor<213x1079x146xf32> {
   %r = einsum.contract "jrg,rjx->xrg"(%a, %b) : tensor<8x1079x146xf32>, tensor<1079x8x213xf32>
   return %r : tensor<213x1079x146xf32>
