@@ -349,6 +349,9 @@ static constexpr int64_t kMaxStretchDepth = 32;
 /// makes (its steps x reduction steps x N): each register tile of M reads
 /// it again, and it stays in L1 at a third of 48 KiB.
 static constexpr int64_t kStretchBlockElements = 4096;
+/// The iterations of a contraction's reduction cache tiles, shared by its
+/// reduction loops.
+static constexpr int64_t kReductionTileSteps = 256;
 
 /// Packs the input of a contraction that holds the output's contiguous loop
 /// N into the layout the `contract` schedule walks: its other parallel
@@ -376,7 +379,8 @@ static void packForContraction(OpBuilder &builder, linalg::GenericOp op,
   AffineMap outMap = op.getIndexingMapsArray().back();
   if (outMap.getNumResults() < 2)
     return;
-  unsigned nLoop = cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
+  unsigned nLoop =
+      cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   auto uses = [&](unsigned input, unsigned loop) {
     return maps[input].getResultPosition(builder.getAffineDimExpr(loop))
@@ -710,16 +714,17 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
       auto *m = llvm::find(plan.order, static_cast<int64_t>(*mLoop));
       plan.order.insert(std::next(m), next);
       int64_t stretch = kRowStretchElements / nExtent;
+      int64_t block =
+          saturatingMul(std::min(steps, kReductionTileSteps), nExtent);
       if (nOperand.test(next))
-        stretch = std::min(
-            stretch, kStretchBlockElements /
-                         saturatingMul(std::min<int64_t>(steps, 256), nExtent));
+        stretch = std::min(stretch, kStretchBlockElements / block);
       plan.cache[next] =
           fitTile(info.ranges[next], std::max<int64_t>(1, stretch), 1);
     }
   }
-  // Reductions share a cache budget of 256 iterations, innermost first.
-  int64_t budget = 256;
+  // Reductions share a cache budget of kReductionTileSteps iterations,
+  // innermost first.
+  int64_t budget = kReductionTileSteps;
   for (unsigned loop : llvm::reverse(reductions)) {
     int64_t tile = fitTile(info.ranges[loop], budget, 1);
     plan.cache[loop] = tile;
@@ -992,9 +997,10 @@ static void packRowsForContraction(OpBuilder &builder, linalg::GenericOp op,
 /// Collapses chains of loops of one kind (reductions, or parallel loops) that
 /// are adjacent, in the same order, in every operand that uses them, after
 /// an interchange that makes each chain contiguous among the loops
-/// (upstream interchangeGenericOp and collapseOpIterationDims): in ijk->i, (j, k) is one contiguous
-/// stretch of each input row, reduced as one long vector loop, not as 256
-/// short rows each closed by a horizontal reduction; in a packed
+/// (upstream interchangeGenericOp and collapseOpIterationDims): in ijk->i,
+/// (j, k) is one contiguous stretch of each input row, reduced as one long
+/// vector loop, not as 256 short rows each closed by a horizontal
+/// reduction; in a packed
 /// contraction, the output's trailing loops of one operand (e, s of 11 and
 /// 9) become one vector loop of 99. The operands are collapse_shape views;
 /// a fill of the output is moved onto the collapsed view, so that it stays
@@ -1027,8 +1033,9 @@ static void collapseLoops(RewriterBase &rewriter, linalg::GenericOp op) {
         next[loop] = kConflict;
     }
   }
-  // Parallel loops are collapsed in GEMM-like contractions only, where they make a packed operand's trailing loops one
-  // longer vector loop; elementwise ops and reductions of one operand keep
+  // Parallel loops are collapsed in GEMM-like contractions only, where they
+  // make a packed operand's trailing loops one longer vector loop;
+  // elementwise ops and reductions of one operand keep
   // theirs (collapsed, the memory-bound kernels ran up to a quarter slower
   // here: hadamard, outer products).
   bool contraction = false;
@@ -1105,7 +1112,8 @@ static void collapseLoops(RewriterBase &rewriter, linalg::GenericOp op) {
   rewriter.replaceOp(op, collapsed->results);
   // collapse_shape(fill(x)) -> fill(collapse_shape(x)).
   auto newOp = cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
-  auto reshape = newOp.getDpsInits()[0].getDefiningOp<tensor::CollapseShapeOp>();
+  auto reshape =
+      newOp.getDpsInits()[0].getDefiningOp<tensor::CollapseShapeOp>();
   auto fill = reshape ? reshape.getSrc().getDefiningOp<linalg::FillOp>()
                       : linalg::FillOp();
   if (!fill || !reshape->hasOneUse())
