@@ -20,6 +20,14 @@ namespace einsum {
 void populateUnitReductionContractPatterns(RewritePatternSet &patterns,
                                            PatternBenefit benefit = 1);
 
+/// Folds the last two accumulator dims of a vector.contract that one
+/// operand lacks and the other holds last, in that order (`[m] x [k, g, n]
+/// -> [m, g, n]` as `[m] x [k, g*n] -> [m, g*n]`), and carries loop
+/// accumulators in the folded shape.
+void populateFoldContractRowsPatterns(RewritePatternSet &patterns,
+                                      unsigned vectorBits,
+                                      PatternBenefit benefit = 1);
+
 } // namespace einsum
 } // namespace mlir
 

@@ -489,6 +489,31 @@ static std::optional<unsigned> getAccumulatorVectorLoop(linalg::GenericOp op) {
   return loop;
 }
 
+/// Whether the vectors of contraction `op`'s accumulator span two loops:
+/// the output's contiguous loop N and, before it in the input that holds N,
+/// another output loop of that input's with a tile of more than one
+/// (einsum-select-strategy's folded rows, packed next to each other).
+static bool hasFoldedRows(linalg::GenericOp op) {
+  std::optional<unsigned> nLoop = getAccumulatorVectorLoop(op);
+  if (!nLoop)
+    return false;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (AffineMap map : ArrayRef(maps).drop_back()) {
+    unsigned rank = map.getNumResults();
+    if (rank < 2 ||
+        map.getResult(rank - 1) != getAffineDimExpr(*nLoop, op.getContext()))
+      continue;
+    auto g = dyn_cast<AffineDimExpr>(map.getResult(rank - 2));
+    if (g && iterators[g.getPosition()] == utils::IteratorType::parallel &&
+        ranges[g.getPosition()] > 1 &&
+        maps.back().getResultPosition(g).has_value())
+      return true;
+  }
+  return false;
+}
+
 /// The lanes of a vector register of `bits` for `op`'s output elements
 /// (0: no masking).
 static int64_t getLanes(linalg::GenericOp op, unsigned bits) {
@@ -533,6 +558,10 @@ splitIntoPowersOfTwo(RewriterBase &rewriter, linalg::GenericOp op,
     }
     // (A contraction's rows that are cheaper as one masked vector stay
     // whole: see getMaskedExtent.)
+    if (reduces && hasFoldedRows(piece)) {
+      pieces.push_back(piece);
+      continue;
+    }
     std::optional<unsigned> padded =
         reduces ? getAccumulatorVectorLoop(piece) : std::nullopt;
     int64_t lanes = padded ? getLanes(piece, maskBits) : 0;
@@ -569,7 +598,7 @@ static LogicalResult vectorizePaddedOp(RewriterBase &rewriter,
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
   int64_t padded =
       loop ? getMaskedExtent(sizes[*loop], getLanes(op, maskBits)) : 0;
-  if (!padded || !linalg::isaContractionOpInterface(op))
+  if (!padded || !linalg::isaContractionOpInterface(op) || hasFoldedRows(op))
     return vectorizeStaticOp(rewriter, op);
   sizes[*loop] = padded;
   rewriter.setInsertionPoint(op);
@@ -923,6 +952,13 @@ struct EinsumVectorizePass
     addCanonicalizationPatterns(context, contractPatterns);
     contraction = FrozenRewritePatternSet(std::move(contractPatterns));
 
+    RewritePatternSet foldRowsPatterns(context);
+    einsum::populateFoldContractRowsPatterns(foldRowsPatterns,
+                                             vectorBits ? unsigned(vectorBits)
+                                                        : getHostVectorBits());
+    addCanonicalizationPatterns(context, foldRowsPatterns);
+    foldRows = FrozenRewritePatternSet(std::move(foldRowsPatterns));
+
     RewritePatternSet emptySlicePatterns(context);
     tensor::populateFoldTensorEmptyPatterns(emptySlicePatterns);
     foldEmptySlices = FrozenRewritePatternSet(std::move(emptySlicePatterns));
@@ -1060,12 +1096,15 @@ struct EinsumVectorizePass
     // layout (for `ij,jk->ki`, 32 rows of 8 lanes instead of 8 rows of 32).
     // After it, they only fold the operands' broadcasts and transposes.
     (void)applyPatternsGreedily(root, transferPermutation);
+    // Accumulator rows packed next to each other fill whole registers.
+    (void)applyPatternsGreedily(root, foldRows);
   }
 
 private:
   FrozenRewritePatternSet canonicalization;
   FrozenRewritePatternSet contraction;
   FrozenRewritePatternSet foldEmptySlices;
+  FrozenRewritePatternSet foldRows;
   FrozenRewritePatternSet transferPermutation;
 };
 } // namespace

@@ -495,52 +495,99 @@ func.func @dynamic_output_chain(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> ten
 // -----
 
 // Output rows (y, 13) shorter than a vector, over 24 reduction steps: B,
-// which holds y, is contiguous along j, summed; A is contiguous along an
-// output loop of its own (c, 263), which becomes N (full vectors, the accumulator tile
-// stored transposed) instead of packing B for rows of 13 (8 + 4 + 1 lanes).
-// M is y, the output's contiguous loop, so the transposed rows are stored
+// which holds y, is contiguous along j, summed, and has no other output loop
+// of its own to fold with y; A is contiguous along an output loop of its own
+// (c, 263), which becomes N (full vectors, the accumulator tile stored
+// transposed) instead of packing B for rows of 13 (8 + 4 + 1 lanes). M is
+// y, the output's contiguous loop, so the transposed rows are stored
 // contiguously. Nothing is packed.
 // CHECK-LABEL: func.func @short_rows_transposed
-//   CHECK-NOT:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+//   CHECK-NOT:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]
 //       CHECK:   linalg.generic
-//  CHECK-SAME:     ins(%{{.*}}, %{{.*}} : tensor<24x164x263xf32>, tensor<164x13x12x24xf32>)
-//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 1, 4, 2, 3], cache = [1, 12, 128, 24, 16], register = [1, 1, 32, 1, 8]>
-func.func @short_rows_transposed(%a: tensor<24x164x263xf32>, %b: tensor<164x13x12x24xf32>) -> tensor<164x12x263x13xf32> {
+//  CHECK-SAME:     ins(%{{.*}}, %{{.*}} : tensor<24x164x263xf32>, tensor<164x13x24xf32>)
+//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 3, 1, 2], cache = [1, 128, 24, 16], register = [1, 32, 1, 8]>
+func.func @short_rows_transposed(%a: tensor<24x164x263xf32>, %b: tensor<164x13x24xf32>) -> tensor<164x263x13xf32> {
+  %r = einsum.contract "jkc,kyj->kcy"(%a, %b) : tensor<24x164x263xf32>, tensor<164x13x24xf32>
+  return %r : tensor<164x263x13xf32>
+}
+
+// -----
+
+// The same over 8 steps: transposed stores would cost more than the empty
+// lanes; B is packed, [k, j, y], and N stays y, one register tile of its
+// 13 columns (einsum-vectorize pads it to a masked vector).
+// CHECK-LABEL: func.func @short_rows_short_k
+//       CHECK:   %[[PACKED:.*]] = linalg.generic
+//  CHECK-SAME:     ins(%{{.*}} : tensor<164x13x8xf32>) outs(%{{.*}} : tensor<164x8x13xf32>)
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     ins(%{{.*}}, %[[PACKED]] : tensor<8x164x263xf32>, tensor<164x8x13xf32>)
+//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 256, 8, 13], register = [1, 8, 1, 13]>
+func.func @short_rows_short_k(%a: tensor<8x164x263xf32>, %b: tensor<164x13x8xf32>) -> tensor<164x263x13xf32> {
+  %r = einsum.contract "jkc,kyj->kcy"(%a, %b) : tensor<8x164x263xf32>, tensor<164x13x8xf32>
+  return %r : tensor<164x263x13xf32>
+}
+
+// -----
+
+// Rows of 13 (y) whose input B also holds an output loop of its own (d, 12):
+// B is packed [k, j, d, y], with d next to y, and the register tile folds 4
+// rows of y (52 columns) into 4 registers of 16 lanes, 6 rows of M (c)
+// each: one broadcast of A serves 4 rows of y. Loops: k, d, c, j, y.
+// With AVX2 (rows of 13 in 2 registers of 8) folding gains no lanes, and
+// the tile keeps its rows.
+// CHECK-LABEL: func.func @folded_rows
+//       CHECK:   %[[PACKED:.*]] = linalg.generic
+//  CHECK-SAME:     ins(%{{.*}} : tensor<164x13x12x24xf32>) outs(%{{.*}} : tensor<164x24x12x13xf32>)
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     ins(%{{.*}}, %[[PACKED]] : tensor<24x164x263xf32>, tensor<164x24x12x13xf32>)
+//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 2, 1, 4, 3], cache = [1, 4, 252, 24, 13], register = [1, 4, 6, 1, 13]>
+// AVX2-LABEL: func.func @folded_rows
+//       AVX2:   #einsum.strategy<contract, order = [0, 1, 2, 4, 3], cache = [1, 12, 252, 24, 13], register = [1, 1, 6, 1, 13]>
+func.func @folded_rows(%a: tensor<24x164x263xf32>, %b: tensor<164x13x12x24xf32>) -> tensor<164x12x263x13xf32> {
   %r = einsum.contract "jkc,kydj->kdcy"(%a, %b) : tensor<24x164x263xf32>, tensor<164x13x12x24xf32>
   return %r : tensor<164x12x263x13xf32>
 }
 
 // -----
 
-// The same over 8 steps: transposed stores would cost more than the empty
-// lanes; B is packed, [k, d, j, y], and N stays y, one register tile of its
-// 13 columns (einsum-vectorize pads it to a masked vector or splits it).
-// CHECK-LABEL: func.func @short_rows_short_k
-//       CHECK:   %[[PACKED:.*]] = linalg.generic
-//  CHECK-SAME:     ins(%{{.*}} : tensor<164x13x12x8xf32>) outs(%{{.*}} : tensor<164x12x8x13xf32>)
+// Rows of 20 (16 + 4: 62% of 32 lanes) fold 3 at a time into 64 lanes
+// (94%); B packed [s, l, k, v]. Loops: s, k, o, l, v.
+// CHECK-LABEL: func.func @folded_long_rows
 //       CHECK:   linalg.generic
-//  CHECK-SAME:     ins(%{{.*}}, %[[PACKED]] : tensor<8x164x263xf32>, tensor<164x12x8x13xf32>)
-//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 1, 2, 4, 3], cache = [1, 12, 256, 8, 13], register = [1, 1, 8, 1, 13]>
-func.func @short_rows_short_k(%a: tensor<8x164x263xf32>, %b: tensor<164x13x12x8xf32>) -> tensor<164x12x263x13xf32> {
-  %r = einsum.contract "jkc,kydj->kdcy"(%a, %b) : tensor<8x164x263xf32>, tensor<164x13x12x8xf32>
-  return %r : tensor<164x12x263x13xf32>
+//  CHECK-SAME:     outs(%{{.*}} : tensor<250x16x24x20xf32>)
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 2, 1, 4, 3], cache = [1, 6, 132, 16, 20], register = [1, 3, 6, 1, 20]>
+func.func @folded_long_rows(%a: tensor<250x16x127xf32>, %b: tensor<20x24x250x16xf32>) -> tensor<250x24x127x20xf32> {
+  %r = einsum.contract "slo,vksl->skov"(%a, %b) : tensor<250x16x127xf32>, tensor<20x24x250x16xf32>
+  return %r : tensor<250x24x127x20xf32>
+}
+
+// -----
+
+// Rows of 23 use 72% of 32 lanes, and 2 folded use 72% of 64: they are not
+// folded (no loop of B's output loops next to t in its pack).
+// CHECK-LABEL: func.func @rows_not_worth_folding
+//       CHECK:   #einsum.strategy<contract, {{.*}}, register = [1, 8, 1, 1, 23]>
+func.func @rows_not_worth_folding(%a: tensor<37x875x64xf32>, %b: tensor<23x37x17x64xf32>) -> tensor<17x875x37x23xf32> {
+  %r = einsum.contract "lqc,tlxc->xqlt"(%a, %b) : tensor<37x875x64xf32>, tensor<23x37x17x64xf32>
+  return %r : tensor<17x875x37x23xf32>
 }
 
 // -----
 
 // Rows of 12 over 24 steps, but the operand that holds them (A) has them
 // 121 KiB apart (l is its outermost label): as M rows read unpacked they
-// would fall on different pages each step, so A is packed, [e, o, x, l]
-// (its other parallel dimensions e, o in its own order), and N stays l.
+// would fall on different pages each step, so A is packed, [o, x, l], and
+// N stays l.
 // CHECK-LABEL: func.func @short_rows_far_apart
 //       CHECK:   %[[PACKED:.*]] = linalg.generic
-//  CHECK-SAME:     ins(%{{.*}} : tensor<12x16x79x24xf32>) outs(%{{.*}} : tensor<16x79x24x12xf32>)
+//  CHECK-SAME:     ins(%{{.*}} : tensor<12x79x24xf32>) outs(%{{.*}} : tensor<79x24x12xf32>)
 //       CHECK:   linalg.generic
-//  CHECK-SAME:     ins(%[[PACKED]], %{{.*}} : tensor<16x79x24x12xf32>, tensor<79x24x572xf32>)
-//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 1, 2, 4, 3]
-func.func @short_rows_far_apart(%a: tensor<12x16x79x24xf32>, %b: tensor<79x24x572xf32>) -> tensor<79x16x572x12xf32> {
-  %r = einsum.contract "leox,oxv->oevl"(%a, %b) : tensor<12x16x79x24xf32>, tensor<79x24x572xf32>
-  return %r : tensor<79x16x572x12xf32>
+//  CHECK-SAME:     ins(%[[PACKED]], %{{.*}} : tensor<79x24x12xf32>, tensor<79x24x572xf32>)
+//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 1, 3, 2]
+func.func @short_rows_far_apart(%a: tensor<12x79x24xf32>, %b: tensor<79x24x572xf32>) -> tensor<79x572x12xf32> {
+  %r = einsum.contract "lox,oxv->ovl"(%a, %b) : tensor<12x79x24xf32>, tensor<79x24x572xf32>
+  return %r : tensor<79x572x12xf32>
 }
 
 // -----
@@ -551,14 +598,14 @@ func.func @short_rows_far_apart(%a: tensor<12x16x79x24xf32>, %b: tensor<79x24x57
 // of t, not 13 elements per tile. t is a batch loop: each of its steps reads
 // a new block of A (16 x 13), and the stretch is cut from 157 (2048 / 13
 // elements) to 19, so that its blocks (19 x 16 x 13) fit 4096 elements.
-// Loops: b, r, t, z (reduction), y.
-// CHECK-LABEL: func.func @short_rows_far_apart
+// The tile folds 4 rows of y (r). Loops: b, r, t, z (reduction), y.
+// CHECK-LABEL: func.func @short_rows_stretch_batch
 // CHECK: linalg.generic
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 2, 4, 3], cache = [104, 11, 19, 16, 13], register = [8, 1, 1, 1, 13]>
-// AVX2-LABEL: func.func @short_rows_far_apart
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1, 4, 3], cache = [102, 8, 19, 16, 13], register = [6, 4, 1, 1, 13]>
+// AVX2-LABEL: func.func @short_rows_stretch_batch
 // AVX2: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 2, 4, 3], cache = [102, 11, 19, 16, 13], register = [6, 1, 1, 1, 13]>
-func.func @short_rows_far_apart(%a: tensor<16x11x857x13xf32>, %b: tensor<98x857x16xf32>) -> tensor<98x11x857x13xf32> {
+func.func @short_rows_stretch_batch(%a: tensor<16x11x857x13xf32>, %b: tensor<98x857x16xf32>) -> tensor<98x11x857x13xf32> {
   %r = einsum.contract "zrty,btz->brty"(%a, %b) : tensor<16x11x857x13xf32>, tensor<98x857x16xf32>
   return %r : tensor<98x11x857x13xf32>
 }

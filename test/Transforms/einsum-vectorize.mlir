@@ -421,3 +421,35 @@ func.func @unit_reduction_rows(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>)
   } -> tensor<512xf32>
   return %2 : tensor<512xf32>
 }
+
+// -----
+
+// A register tile that folds rows (einsum-select-strategy: 3 rows of g, of
+// 20 columns each, next to each other in B): its accumulator is 6 rows of M
+// by 64 lanes (60 columns and 4 past them), carried through the reduction
+// loop as vector<6x64>; B's three rows are read as one masked vector of 64
+// lanes through a collapse_shape of its slice; after the loop each row of
+// 20 is written on its own, 32 lanes taken from the folded vector (24 for
+// the last one) and written masked.
+// MASKED-LABEL: func.func @folded_rows
+// MASKED:         scf.for {{.*}} -> (vector<6x64xf32>)
+// MASKED:           %[[ROWS:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<1x3x20xf32> into tensor<1x60xf32>
+// MASKED:           vector.transfer_read %[[ROWS]][%{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true, false]} : tensor<1x60xf32>, vector<1x64xf32>
+// MASKED:           vector.contract {{.*}} : vector<1x6xf32>, vector<1x64xf32> into vector<6x64xf32>
+// MASKED:         vector.extract_strided_slice %{{.*}} {offsets = [0], sizes = [32], strides = [1]} : vector<64xf32> to vector<32xf32>
+// MASKED:         vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : vector<32xf32>, tensor<3x6x20xf32>
+// MASKED:         vector.extract_strided_slice %{{.*}} {offsets = [20], sizes = [32], strides = [1]} : vector<64xf32> to vector<32xf32>
+// MASKED:         vector.extract_strided_slice %{{.*}} {offsets = [40], sizes = [24], strides = [1]} : vector<64xf32> to vector<24xf32>
+// MASKED:         vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : vector<24xf32>, tensor<3x6x20xf32>
+func.func @folded_rows(%a: tensor<16x12xf32>, %b: tensor<16x6x20xf32>) -> tensor<6x12x20xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<6x12x20xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<6x12x20xf32>) -> tensor<6x12x20xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d2, d1)>, affine_map<(d0, d1, d2, d3) -> (d2, d0, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%a, %b : tensor<16x12xf32>, tensor<16x6x20xf32>) outs(%1 : tensor<6x12x20xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [6, 12, 16, 20], register = [3, 6, 1, 20]>} {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %3 = arith.mulf %in, %in_0 fastmath<contract> : f32
+    %4 = arith.addf %out, %3 fastmath<contract> : f32
+    linalg.yield %4 : f32
+  } -> tensor<6x12x20xf32>
+  return %2 : tensor<6x12x20xf32>
+}

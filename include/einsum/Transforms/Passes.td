@@ -148,6 +148,13 @@ def EinsumVectorizePass : Pass<"einsum-vectorize"> {
        (18 columns: 16 + 2) are chained, each into a slice of the tile the
        previous piece was inserted into, so that bufferization writes them
        in place rather than into a buffer allocated and copied per tile.
+    7. folds the rows of a register tile that spans two loops of one input
+       (its last two, `[.., g, n]`, packed so by `einsum-select-strategy`
+       where rows of n waste lanes) into one vector dimension of whole
+       registers: `[m] x [k, g, n]` becomes `[m] x [k, w]`, B's rows are
+       read as one masked vector of w lanes, the accumulator is carried as
+       `vector<m x w>`, and after the reductions each row of n is written
+       on its own, masked, from a slice of the folded vector.
 
     The attribute is removed from the ops it was applied to. Ops without it
     are left alone. A step that cannot apply (a tile that upstream cannot
