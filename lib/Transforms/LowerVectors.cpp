@@ -6,6 +6,7 @@
 
 #include "einsum/Transforms/Passes.h"
 
+#include "Sizes.h"
 #include "VectorPatterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -229,11 +230,7 @@ struct FoldContractRows : LanePattern<vector::ContractionOp> {
     int64_t folded =
         heldType.getShape()[heldRank - 2] * heldType.getShape().back();
     int64_t lanes = getLanes(accType.getElementType());
-    // Whole registers, a power of two of them: LLVM splits a loop-carried
-    // vector of 3 registers into pieces it moves every iteration.
-    int64_t width =
-        lanes * static_cast<int64_t>(llvm::PowerOf2Ceil(
-                    static_cast<uint64_t>(llvm::divideCeil(folded, lanes))));
+    int64_t width = lanes * einsum::getFoldedRegisters(folded, lanes);
 
     MLIRContext *context = rewriter.getContext();
     Location loc = op.getLoc();
@@ -281,6 +278,23 @@ struct FoldContractRows : LanePattern<vector::ContractionOp> {
   }
 };
 
+/// The folded vector that `value` is narrowRows of (a shape_cast, after a
+/// slice of the first lanes where there are lanes past the rows), if any.
+static Value getNarrowedSource(Value value) {
+  auto shapeCast = value.getDefiningOp<vector::ShapeCastOp>();
+  if (!shapeCast)
+    return Value();
+  Value wide = shapeCast.getSource();
+  if (auto extract = wide.getDefiningOp<vector::ExtractStridedSliceOp>()) {
+    if (!llvm::all_of(extract.getOffsets(), [](Attribute offset) {
+          return cast<IntegerAttr>(offset).getInt() == 0;
+        }))
+      return Value();
+    wide = extract.getSource();
+  }
+  return wide;
+}
+
 /// Whether `value` is widenRows(x); sets `from` to x.
 static bool isWidened(Value value, Value &from) {
   Value narrow = value;
@@ -316,9 +330,9 @@ struct CarryFoldedAccumulator : OpRewritePattern<scf::ForOp> {
       auto argType = dyn_cast<VectorType>(arg.getType());
       if (!argType || !arg.hasOneUse())
         continue;
-      // arg -> shape_cast [-> insert_strided_slice into zeros] -> widened.
+      // arg -> shape_cast [-> insert_strided_slice] = widened.
       Operation *user = *arg.getUsers().begin();
-      if (!isa<vector::ShapeCastOp>(user) || !user->hasOneUse())
+      if (user->getNumResults() != 1 || !user->hasOneUse())
         continue;
       Value widened = user->getResult(0);
       if (auto insert =
@@ -327,21 +341,9 @@ struct CarryFoldedAccumulator : OpRewritePattern<scf::ForOp> {
       Value from;
       if (!isWidened(widened, from) || from != arg)
         continue;
-      // yielded <- shape_cast [<- extract_strided_slice] <- result.
-      auto narrowCast =
-          yield.getOperand(index).getDefiningOp<vector::ShapeCastOp>();
-      if (!narrowCast)
-        continue;
-      Value result = narrowCast.getSource();
-      if (auto extract =
-              result.getDefiningOp<vector::ExtractStridedSliceOp>()) {
-        if (!llvm::all_of(extract.getOffsets(), [](Attribute offset) {
-              return cast<IntegerAttr>(offset).getInt() == 0;
-            }))
-          continue;
-        result = extract.getSource();
-      }
-      if (result.getType() != widened.getType())
+      // The yielded value narrowed from the result of the folded shape.
+      Value result = getNarrowedSource(yield.getOperand(index));
+      if (!result || result.getType() != widened.getType())
         continue;
       int64_t width = cast<VectorType>(widened.getType()).getShape().back();
       rewriter.setInsertionPoint(loop);
@@ -398,18 +400,10 @@ struct WriteFoldedRows : LanePattern<vector::TransferWriteOp> {
         return failure();
       value = transpose.getVector();
     }
-    auto shapeCast = value.getDefiningOp<vector::ShapeCastOp>();
-    if (!shapeCast)
+    Value wide = getNarrowedSource(value);
+    if (!wide)
       return failure();
-    Value wide = shapeCast.getSource();
-    if (auto extract = wide.getDefiningOp<vector::ExtractStridedSliceOp>()) {
-      if (!llvm::all_of(extract.getOffsets(), [](Attribute offset) {
-            return cast<IntegerAttr>(offset).getInt() == 0;
-          }))
-        return failure();
-      wide = extract.getSource();
-    }
-    auto rowsType = shapeCast.getResultVectorType();
+    auto rowsType = cast<VectorType>(value.getType());
     auto wideType = cast<VectorType>(wide.getType());
     int64_t rank = rowsType.getRank();
     if (wideType.getRank() != rank - 1 ||
@@ -419,8 +413,7 @@ struct WriteFoldedRows : LanePattern<vector::TransferWriteOp> {
     int64_t n = rowsType.getShape().back();
     int64_t width = wideType.getShape().back();
     int64_t lanes = getLanes(type.getElementType());
-    int64_t padded = n <= lanes ? static_cast<int64_t>(llvm::PowerOf2Ceil(n))
-                                : llvm::alignTo(n, lanes);
+    int64_t padded = einsum::getPaddedExtent(n, lanes);
     if (rows < 2)
       return failure();
 

@@ -320,10 +320,9 @@ static void packOperand(OpBuilder &builder, linalg::GenericOp op,
 /// The rows of N (of `nExtent` columns, `lanes` to a register) that a
 /// contraction's register tile folds into its vectors, out of `rows` rows of
 /// an output loop G that only N's input holds (packed as [.., G, N]): the
-/// most full use of 1, 2 or 4 registers (a power of two: LLVM moves a
-/// loop-carried vector of 3 registers in pieces), or 0 where folding does
-/// not pay. Rows that are not whole vectors waste lanes, and each lane
-/// costs an FMA per step (rows of 17 took as long as rows of 32); folded,
+/// most full use of 1, 2 or 4 registers (getFoldedRegisters), or 0 where
+/// folding does not pay. Rows that are not whole vectors waste lanes, and each
+/// lane costs an FMA per step (rows of 17 took as long as rows of 32); folded,
 /// g rows of 20 fill 60 of 64 lanes, and one broadcast of A serves them
 /// all. Rows shorter than a vector fold wherever two or more fit (the
 /// shared broadcasts paid even at the same use of lanes: rows of 13 and 14
@@ -335,9 +334,7 @@ static int64_t chooseFoldedRows(int64_t nExtent, int64_t rows, int64_t lanes) {
     return 0;
   // Uses in thousandths of the lanes.
   auto use = [&](int64_t columns) {
-    int64_t registers = static_cast<int64_t>(llvm::PowerOf2Ceil(
-        static_cast<uint64_t>(llvm::divideCeil(columns, lanes))));
-    return columns * 1000 / (registers * lanes);
+    return columns * 1000 / (getFoldedRegisters(columns, lanes) * lanes);
   };
   int64_t best = 0, bestUse = 0;
   for (int64_t tile = 2; tile <= std::min(rows, 4 * lanes / nExtent); ++tile)
@@ -817,8 +814,7 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
       nLoop == info.contiguousLoop.back())
     folded = chooseFoldedRows(nExtent, info.ranges[*gLoop], lanes);
   if (folded) {
-    int64_t registers = static_cast<int64_t>(llvm::PowerOf2Ceil(
-        static_cast<uint64_t>(llvm::divideCeil(folded * nExtent, lanes))));
+    int64_t registers = getFoldedRegisters(folded * nExtent, lanes);
     int64_t accumulators = vectorBits >= 512 ? 24 : 12;
     int64_t mTile =
         std::min<int64_t>({info.ranges[*mLoop], mRows,

@@ -32,6 +32,22 @@ inline int64_t saturatingMul(int64_t a, int64_t b) {
   return product;
 }
 
+/// `extent` elements rounded up to whole vectors: the next power of two
+/// within a register of `lanes`, a multiple of `lanes` above it.
+inline int64_t getPaddedExtent(int64_t extent, int64_t lanes) {
+  return extent < lanes ? static_cast<int64_t>(
+                              llvm::PowerOf2Ceil(static_cast<uint64_t>(extent)))
+                        : static_cast<int64_t>(llvm::alignTo(extent, lanes));
+}
+
+/// The registers of `lanes` that a register tile's folded rows of
+/// `columns` elements take: a power of two of them (LLVM moves a
+/// loop-carried vector of 3 registers in pieces every iteration).
+inline int64_t getFoldedRegisters(int64_t columns, int64_t lanes) {
+  return static_cast<int64_t>(llvm::PowerOf2Ceil(
+      static_cast<uint64_t>(llvm::divideCeil(columns, lanes))));
+}
+
 /// The extent a contraction's output rows of `extent` elements are padded to
 /// as one masked vector (next power of two, or multiple of `lanes` above a
 /// register), where the power-of-two pieces would end in one of 1 or 2
@@ -46,9 +62,7 @@ inline int64_t getMaskedExtent(int64_t extent, int64_t lanes) {
   for (int64_t bit = 1; bit <= extent; bit <<= 1)
     if (extent & bit)
       pieces += std::max<int64_t>(1, bit / lanes);
-  int64_t padded = extent < lanes ? static_cast<int64_t>(llvm::PowerOf2Ceil(
-                                        static_cast<uint64_t>(extent)))
-                                  : llvm::alignTo(extent, lanes);
+  int64_t padded = getPaddedExtent(extent, lanes);
   return llvm::divideCeil(padded, lanes) < static_cast<uint64_t>(pieces)
              ? padded
              : 0;
