@@ -23,9 +23,7 @@ import argparse
 import math
 import os
 import random
-import statistics
 import sys
-import time
 
 from quiet import BUILD, restart_quietly  # noqa: E402  (bench/quiet.py)
 
