@@ -44,7 +44,24 @@ try:
 except ImportError:
     torch = None
 
-PEAK_F32_PER_CORE = 222.0
+
+def host_vector_bits():
+    """The width of the host's vector registers, from /proc/cpuinfo's flags
+    (512 with AVX-512F, 256 with AVX2, else 128)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f
+                          if line.startswith("flags")), [])
+    except OSError:
+        flags = []
+    return 512 if "avx512f" in flags else 256 if "avx2" in flags else 128
+
+
+# fp32 peak of one core: two FMA pipes at about 3.47 GHz, 222 GFLOP/s
+# measured with 512-bit registers (../shared/PERF-NOTES.md); hosts with
+# narrower registers (an AVX2 EPYC) get the same pipes and clock, scaled by
+# their lanes, so that the roofline is not twice what they can reach.
+PEAK_F32_PER_CORE = 222.0 * host_vector_bits() / 512
 NP_TYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16,
             "i32": np.int32, "i64": np.int64}
 
