@@ -9,7 +9,8 @@ process.
 Reports GFLOP/s (2 flops per multiply-add of the chosen path) for the gemm,
 contraction and multi classes and GB/s (operands read + result written) for
 the memory class, the fraction of the machine's peak (fp32: 222 GFLOP/s per
-core, fp64 half, as PERF-NOTES.md measured; memory: the copy bandwidth
+core with AVX-512, as PERF-NOTES.md measured, scaled by the host's vector
+width: 111 with AVX2; fp64 half; memory: the copy bandwidth
 measured here, against the bytes of the distinct elements read and
 written), and the compile time. numpy.einsum is skipped where its single
 loop nest would exceed 2e10 FLOPs. OPENBLAS_CORETYPE and
