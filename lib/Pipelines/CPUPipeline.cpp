@@ -141,7 +141,9 @@ void mlir::einsum::buildEinsumLowerToLLVMPipeline(
   pm.addPass(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll(true)));
   // The rows of padded register tiles: masked loads and stores.
-  pm.addPass(createEinsumLowerMaskedTransfersPass());
+  EinsumLowerMaskedTransfersPassOptions maskedOptions;
+  maskedOptions.vectorBits = options.vectorBits;
+  pm.addPass(createEinsumLowerMaskedTransfersPass(maskedOptions));
   // Ops without a vector schedule: convert-einsum-to-linalg ordered their loop
   // dimensions; the loop nest keeps that order.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

@@ -298,9 +298,19 @@ def EinsumLowerMaskedTransfersPass : Pass<"einsum-lower-masked-transfers"> {
     `vector.load` / `vector.store`, as `convert-vector-to-llvm` would make
     them.
 
+    Below 512-bit vectors (x86 without AVX-512, whose masked stores are
+    microcoded `vmaskmovps`), a masked store whose mask is a constant prefix
+    of its lanes is stored as plain stores of power-of-two pieces instead
+    (13 lanes: 8 + 4 + 1); masked loads stay.
+
     Input invariant: transfers of rank 1 on memrefs (`convert-vector-to-scf`
     with full unrolling ran).
   }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"0",
+           "Vector register width in bits the kernels were scheduled for "
+           "(0: the host's); below 512, constant-mask stores are split">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect",
