@@ -8,9 +8,11 @@ process.
 
 Reports GFLOP/s (2 flops per multiply-add of the chosen path) for the gemm,
 contraction and multi classes and GB/s (operands read + result written) for
-the memory class, the fraction of the machine's peak (fp32: 222 GFLOP/s per
-core with AVX-512, as PERF-NOTES.md measured, scaled by the host's vector
-width: 111 with AVX2; fp64 half; memory: the copy bandwidth
+the memory class, the fraction of the machine's peak (fp32: measured per
+core by bench/peak.c, FMA chains on the host's vectors, 117 GFLOP/s on a
+Zen 4 EPYC whose AVX-512 runs as two 256-bit halves; 222 with AVX-512 scaled
+by the host's vector width where no compiler is found; fp64 half; memory:
+the copy bandwidth
 measured here, against the bytes of the distinct elements read and
 written), and the compile time. numpy.einsum is skipped where its single
 loop nest would exceed 2e10 FLOPs. OPENBLAS_CORETYPE and
@@ -26,8 +28,11 @@ import ctypes
 import ctypes.util
 import json
 import os
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 from quiet import BUILD, restart_quietly  # noqa: E402  (bench/quiet.py)
@@ -58,11 +63,49 @@ def host_vector_bits():
     return 512 if "avx512f" in flags else 256 if "avx2" in flags else 128
 
 
-# fp32 peak of one core: two FMA pipes at about 3.47 GHz, 222 GFLOP/s
-# measured with 512-bit registers (../shared/PERF-NOTES.md); hosts with
-# narrower registers (an AVX2 EPYC) get the same pipes and clock, scaled by
-# their lanes, so that the roofline is not twice what they can reach.
-PEAK_F32_PER_CORE = 222.0 * host_vector_bits() / 512
+def estimated_peak():
+    """The fp32 peak of one core where none can be measured: two FMA pipes
+    at about 3.47 GHz, 222 GFLOP/s with 512-bit registers
+    (../shared/PERF-NOTES.md), scaled by the host's lanes."""
+    return 222.0 * host_vector_bits() / 512
+
+
+def measured_peak():
+    """The fp32 peak of one core, measured by bench/peak.c (FMA chains on the
+    host's widest vectors that run fastest, compiled with -march=native), or
+    None where no compiler is found. Read from the hardware rather than from
+    the flags: AMD's Zen 4 has AVX-512 but splits each 512-bit FMA into two
+    256-bit halves, so its peak is that of its 256-bit pipes."""
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "peak.c")
+    compilers = [c for c in ("/usr/lib/llvm-22/bin/clang",
+                             shutil.which("cc") or "") if c and
+                 os.access(c, os.X_OK)]
+    widths = {512: [32, 64], 256: [32]}.get(host_vector_bits(), [16])
+    best = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for width in widths:
+            binary = os.path.join(tmp, "peak%d" % width)
+            for compiler in compilers:
+                if subprocess.run([compiler, "-O2", "-march=native",
+                                   "-DVECTOR_BYTES=%d" % width, source,
+                                   "-o", binary],
+                                  capture_output=True).returncode == 0:
+                    break
+            else:
+                return None
+            result = subprocess.run([binary], capture_output=True, text=True)
+            if result.returncode != 0:
+                return None
+            rate = float(result.stdout.split()[0])
+            best = rate if best is None else max(best, rate)
+    return best
+
+
+# fp32 peak of one core, measured once per process (about a second).
+_MEASURED_PEAK = measured_peak()
+PEAK_F32_PER_CORE = _MEASURED_PEAK or estimated_peak()
+PEAK_SOURCE = "measured" if _MEASURED_PEAK else "estimated"
 NP_TYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16,
             "i32": np.int32, "i64": np.int64}
 
@@ -207,7 +250,7 @@ def main():
     blas = OpenBLAS()
     bandwidth = copy_bandwidth()
     print("copy bandwidth (1 thread): %.1f GB/s; fp32 peak: %.0f GFLOP/s "
-          "per core" % (bandwidth, PEAK_F32_PER_CORE))
+          "per core (%s)" % (bandwidth, PEAK_F32_PER_CORE, PEAK_SOURCE))
     header = ("%-16s %-11s %3s %10s %7s %8s %8s %8s %10s" %
               ("case", "class", "thr", "rate", "peak", "xBLAS", "xtorch",
                "xnumpy", "compile"))
