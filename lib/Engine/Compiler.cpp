@@ -276,6 +276,7 @@ static void setPipelineOptions(const CompileOptions &options,
   pipelineOptions.minimize = options.minimize;
   pipelineOptions.vectorize = options.vectorize;
   pipelineOptions.vectorBits = options.vectorBits;
+  pipelineOptions.vectorRegisters = options.vectorRegisters;
   pipelineOptions.grid = options.grid;
   pipelineOptions.mpiImplementation = options.mpiImplementation;
   // Parsed modules were imported by parseModule, and equation modules are

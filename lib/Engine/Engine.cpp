@@ -89,7 +89,9 @@ std::string CompileOptions::getCacheKey() const {
   return target + device + (expandBF16 ? "/bf16x" : "/bf16n") + "/t" +
          std::to_string(threads) + "/" + pathStrategy + "/" +
          std::to_string(memoryLimit) + "/" + minimize +
-         (vectorize ? "/v" + std::to_string(vectorBits) : "/novec") +
+         (vectorize ? "/v" + std::to_string(vectorBits) + "r" +
+                          std::to_string(vectorRegisters)
+                    : "/novec") +
          (semiring == "plus_times" ? "" : "/" + semiring) +
          (gradOperand >= 0 ? "/grad" + std::to_string(gradOperand) : "") +
          (grid.empty() ? "" : "/grid" + formatGrid(grid) + "/" +

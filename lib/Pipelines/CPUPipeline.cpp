@@ -85,6 +85,7 @@ void mlir::einsum::buildEinsumSchedulePipeline(
     pm.addPass(bufferization::createEmptyTensorEliminationPass());
     EinsumSelectStrategyPassOptions strategyOptions;
     strategyOptions.vectorBits = options.vectorBits;
+    strategyOptions.vectorRegisters = options.vectorRegisters;
     pm.addPass(createEinsumSelectStrategyPass(strategyOptions));
   }
   if (options.numThreads > 1) {
@@ -143,6 +144,7 @@ void mlir::einsum::buildEinsumLowerToLLVMPipeline(
   // The rows of padded register tiles: masked loads and stores.
   EinsumLowerMaskedTransfersPassOptions maskedOptions;
   maskedOptions.vectorBits = options.vectorBits;
+  maskedOptions.vectorRegisters = options.vectorRegisters;
   pm.addPass(createEinsumLowerMaskedTransfersPass(maskedOptions));
   // Ops without a vector schedule: convert-einsum-to-linalg ordered their loop
   // dimensions; the loop nest keeps that order.

@@ -587,8 +587,9 @@ struct EinsumLowerMaskedTransfersPass
     vector::populateVectorMaskMaterializationPatterns(
         set, /*force32BitVectorIndices=*/true);
     vector::populateVectorTransferLoweringPatterns(set, /*maxTransferRank=*/1);
-    unsigned bits = vectorBits ? vectorBits : einsum::getHostVectorBits();
-    if (bits < 512)
+    einsum::VectorTarget target =
+        einsum::resolveVectorTarget(vectorBits, vectorRegisters);
+    if (target.bits < 512 && !target.hasCheapMaskedStores())
       set.add<SplitPrefixMaskedStore>(context);
     patterns = FrozenRewritePatternSet(std::move(set));
     return success();

@@ -603,7 +603,7 @@ struct Plan {
 
 /// `contract`: an M x N register tile carried through the reductions.
 static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
-                                        unsigned vectorBits) {
+                                        const VectorTarget &target) {
   unsigned numInputs = info.contiguousLoop.size() - 1;
   if (numInputs != 2 || llvm::none_of(info.isReduction, [](bool r) {
         return r;
@@ -680,7 +680,8 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
     }
 
   // Register tile: 8 x 2 vectors fill 16 of AVX-512's 32 registers (6 x 2
-  // of AVX2's 16); three vectors per row when that divides N.
+  // of AVX2's 16; Zen 4's 256-bit schedules have the 32 registers too: 8
+  // rows ran 1.01x its 6); three vectors per row when that divides N.
   int64_t nTile = chooseVectorTile(info.ranges[*nLoop], lanes,
                                    *nLoop == info.contiguousLoop.back());
   // Without rows of its own (jk,ijkl->il: every output element reads its
@@ -693,7 +694,7 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
         nTile = vectors * lanes;
         break;
       }
-  int64_t mRows = vectorBits >= 512 ? 8 : 6;
+  int64_t mRows = target.registers >= 32 ? 8 : 6;
   plan.registerTiles[*nLoop] = nTile;
   plan.cache[*nLoop] = fitTile(info.ranges[*nLoop], 128, nTile);
   if (mLoop) {
@@ -815,7 +816,7 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
     folded = chooseFoldedRows(nExtent, info.ranges[*gLoop], lanes);
   if (folded) {
     int64_t registers = getFoldedRegisters(folded * nExtent, lanes);
-    int64_t accumulators = vectorBits >= 512 ? 24 : 12;
+    int64_t accumulators = target.registers >= 32 ? 24 : 12;
     int64_t mTile =
         std::min<int64_t>({info.ranges[*mLoop], mRows,
                            std::max<int64_t>(1, accumulators / registers)});
@@ -999,7 +1000,7 @@ static std::optional<Plan> planElementwise(const LoopInfo &info,
 /// reductions, then the output's contiguous loop, which is cache-tiled by
 /// the row so that the row's loop stays outside the reductions.
 static std::optional<Plan> planAccumulate(const LoopInfo &info, unsigned lanes,
-                                          unsigned vectorBits) {
+                                          const VectorTarget &target) {
   if (llvm::none_of(info.isReduction, [](bool r) { return r; }))
     return std::nullopt;
   std::optional<unsigned> nLoop = info.contiguousLoop.back();
@@ -1024,7 +1025,7 @@ static std::optional<Plan> planAccumulate(const LoopInfo &info, unsigned lanes,
     if (info.isReduction[loop])
       plan.order.push_back(loop);
   plan.order.push_back(*nLoop);
-  int64_t row = (vectorBits >= 512 ? 16 : 8) * lanes;
+  int64_t row = (target.registers >= 32 ? 16 : 8) * lanes;
   int64_t extent = info.ranges[*nLoop];
   if (!ShapedType::isDynamic(extent) && extent <= row) {
     plan.registerTiles[*nLoop] = extent;
@@ -1042,7 +1043,7 @@ static std::optional<Plan> planAccumulate(const LoopInfo &info, unsigned lanes,
 /// reduction step, all of them in the same few cache sets. Where N is large
 /// enough (as for B's panels) to repay the copy.
 static void packRowsForContraction(OpBuilder &builder, linalg::GenericOp op,
-                                   unsigned vectorBits) {
+                                   const VectorTarget &target) {
   if (!isPackableContraction(op))
     return;
   Type elementType = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
@@ -1050,9 +1051,9 @@ static void packRowsForContraction(OpBuilder &builder, linalg::GenericOp op,
       elementType != getElementTypeOrSelf(op.getDpsInputs()[1].getType()))
     return;
   unsigned bits = elementType.getIntOrFloatBitWidth();
-  unsigned lanes = std::max<unsigned>(1, vectorBits / bits);
+  unsigned lanes = std::max<unsigned>(1, target.bits / bits);
   LoopInfo info = analyze(op);
-  std::optional<Plan> plan = planContract(info, lanes, vectorBits);
+  std::optional<Plan> plan = planContract(info, lanes, target);
   if (!plan || !plan->nInput)
     return;
   unsigned aInput = 1 - *plan->nInput;
@@ -1221,7 +1222,8 @@ struct EinsumSelectStrategyPass
   using Base::Base;
 
   void runOnOperation() override {
-    unsigned bits = vectorBits ? vectorBits : getHostVectorBits();
+    VectorTarget target = resolveVectorTarget(vectorBits, vectorRegisters);
+    unsigned bits = target.bits;
     MLIRContext *context = &getContext();
     // Operands first: the layouts the contraction schedules want.
     SmallVector<linalg::GenericOp> generics;
@@ -1245,7 +1247,7 @@ struct EinsumSelectStrategyPass
         generics.push_back(op);
     });
     for (linalg::GenericOp op : generics)
-      packRowsForContraction(builder, op, bits);
+      packRowsForContraction(builder, op, target);
     generics.clear();
     getOperation()->walk([&](linalg::GenericOp op) {
       if (!op->hasAttr(StrategyAttr::getAttrName()))
@@ -1286,13 +1288,13 @@ struct EinsumSelectStrategyPass
         continue;
       unsigned lanes =
           std::max<unsigned>(1, bits / elementType.getIntOrFloatBitWidth());
-      std::optional<Plan> plan = planContract(info, lanes, bits);
+      std::optional<Plan> plan = planContract(info, lanes, target);
       if (!plan)
         plan = planReduce(info, lanes);
       if (!plan)
         plan = planElementwise(info, lanes);
       if (!plan)
-        plan = planAccumulate(info, lanes, bits);
+        plan = planAccumulate(info, lanes, target);
       if (!plan)
         continue;
       if (plan->nInput)

@@ -13,9 +13,9 @@
 #ifndef EINSUM_LIB_TRANSFORMS_SIZES_H
 #define EINSUM_LIB_TRANSFORMS_SIZES_H
 
-#include "llvm/ADT/StringMap.h"
+#include "einsum/Transforms/VectorTarget.h"
+
 #include "llvm/Support/MathExtras.h"
-#include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -68,15 +68,8 @@ inline int64_t getMaskedExtent(int64_t extent, int64_t lanes) {
              : 0;
 }
 
-/// The vector register width of the host, from its CPU features.
-inline unsigned getHostVectorBits() {
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  if (features.lookup("avx512f"))
-    return 512;
-  if (features.lookup("avx2") || features.lookup("avx"))
-    return 256;
-  return 128;
-}
+/// The vector register width of the host's schedules (VectorTarget.h).
+inline unsigned getHostVectorBits() { return getHostVectorTarget().bits; }
 
 } // namespace einsum
 } // namespace mlir

@@ -1,5 +1,8 @@
 // RUN: einsum-opt %s '-einsum-lower-masked-transfers=vector-bits=512' -split-input-file | FileCheck %s
 // RUN: einsum-opt %s '-einsum-lower-masked-transfers=vector-bits=256' -split-input-file | FileCheck %s --check-prefix=SPLIT
+// With AVX-512's 32 registers (and mask registers) 256-bit schedules keep
+// their masked stores, as 512-bit ones do:
+// RUN: einsum-opt %s '-einsum-lower-masked-transfers=vector-bits=256 vector-registers=32' -split-input-file | FileCheck %s
 
 // A padded register tile's row: 13 columns in a 16-lane vector. The read and
 // the write are out of bounds past the row's end: a masked load (zeros in

@@ -1,5 +1,7 @@
 // RUN: einsum-opt %s -einsum-to-linalg-pipeline -einsum-select-strategy=vector-bits=512 -split-input-file | FileCheck %s
 // RUN: einsum-opt %s -einsum-to-linalg-pipeline -einsum-select-strategy=vector-bits=256 -split-input-file | FileCheck %s --check-prefix=AVX2
+// 256-bit vectors with AVX-512's 32 registers (AMD Zen 4's schedules):
+// RUN: einsum-opt %s -einsum-to-linalg-pipeline '-einsum-select-strategy=vector-bits=256 vector-registers=32' -split-input-file | FileCheck %s --check-prefix=ZEN4
 
 // Loops of the generic: (i, j, k) = (M, K, N). The register tile is 8 rows x
 // two vectors of 16 f32, reductions last; cache tiles M 256, K 256, N 128.
@@ -10,6 +12,10 @@
 // AVX2-LABEL: func.func @gemm
 // AVX2: linalg.generic
 // AVX2-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [252, 256, 128], register = [6, 1, 16]>
+// With 32 registers, 8 rows of two 8-lane vectors.
+// ZEN4-LABEL: func.func @gemm
+// ZEN4: linalg.generic
+// ZEN4-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [256, 256, 128], register = [8, 1, 16]>
 func.func @gemm(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x512xf32> {
   %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<512x512xf32>, tensor<512x512xf32>
   return %r : tensor<512x512xf32>
@@ -277,6 +283,8 @@ func.func @stream_b(%a: tensor<64x64xf32>, %b: tensor<16x64x64x128xf32>) -> tens
 // CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1, 2], cache = [0, 0, 0], register = [1, 1, 256]>
 // AVX2-LABEL: func.func @sum_i
 // AVX2: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1, 2], cache = [0, 0, 64], register = [1, 1, 64]>
+// ZEN4-LABEL: func.func @sum_i
+// ZEN4: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1, 2], cache = [0, 0, 128], register = [1, 1, 128]>
 func.func @sum_i(%a: tensor<64x64x256xf32>) -> tensor<64x256xf32> {
   %r = einsum.contract "ijk->jk"(%a) : tensor<64x64x256xf32>
   return %r : tensor<64x256xf32>

@@ -21,6 +21,7 @@
 #include "einsum/Dialect/Einsum/Transforms/ContractionPath.h"
 #include "einsum/Engine/Engine.h"
 #include "einsum/Engine/Tensor.h"
+#include "einsum/Transforms/VectorTarget.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -457,9 +458,12 @@ int main(int argc, char **argv) {
     if (!machine)
       fail(llvm::toString(machine.takeError()));
     const llvm::MCSubtargetInfo *info = (*machine)->getMCSubtargetInfo();
-    options.vectorBits = info->checkFeatures("+avx512f") ? 512
-                         : info->checkFeatures("+avx")   ? 256
-                                                         : 128;
+    VectorTarget target = getCPUVectorTarget(
+        info->getCPU(), [&](llvm::StringRef feature) {
+          return info->checkFeatures(("+" + feature).str());
+        });
+    options.vectorBits = target.bits;
+    options.vectorRegisters = target.registers;
   }
   Engine engine;
   std::vector<AotKernelInfo> infos;

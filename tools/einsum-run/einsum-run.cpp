@@ -156,6 +156,12 @@ static cl::opt<unsigned>
                   cl::desc("Vector register width the schedule is chosen "
                            "for: 128, 256 or 512 (default: the host's)"),
                   cl::value_desc("BITS"), cl::init(0), cl::cat(category));
+static cl::opt<unsigned> vectorRegistersOpt(
+    "vector-registers",
+    cl::desc("Vector registers the schedule's register tiles may fill: 16 "
+             "or 32 (default: the host's; with --vector-bits, 32 at 512 "
+             "bits and 16 below)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
 static cl::opt<std::string>
     targetOpt("target",
               cl::desc("Where the kernel runs: cpu, cuda (an NVIDIA GPU "
@@ -780,6 +786,11 @@ int main(int argc, char **argv) {
          std::to_string(vectorBitsOpt));
   options.vectorize = vectorizeOpt;
   options.vectorBits = vectorBitsOpt;
+  if (vectorRegistersOpt != 0 && vectorRegistersOpt != 16 &&
+      vectorRegistersOpt != 32)
+    fail("--vector-registers must be 16 or 32, not " +
+         std::to_string(vectorRegistersOpt));
+  options.vectorRegisters = vectorRegistersOpt;
   options.diskCache = !noCacheOpt;
   options.semiring = semiringOpt;
   if (moduleMode && gradOpt.getNumOccurrences())

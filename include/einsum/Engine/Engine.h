@@ -80,6 +80,9 @@ struct CompileOptions {
   bool vectorize = true;
   /// Vector register width the schedules are chosen for (0: the host's).
   unsigned vectorBits = 0;
+  /// Vector registers the schedules may fill, 16 or 32 (0: the host's, or
+  /// those of vectorBits' ISA).
+  unsigned vectorRegisters = 0;
   /// The semiring of equation kernels (#einsum.semiring): plus_times, log,
   /// max, min, max_times or bool.
   std::string semiring = "plus_times";

@@ -99,6 +99,11 @@ struct EinsumToLLVMPipelineOptions
       llvm::cl::desc("Vector register width the schedules are chosen for "
                      "(0: the host's)"),
       llvm::cl::init(0)};
+  PassOptions::Option<unsigned> vectorRegisters{
+      *this, "vector-registers",
+      llvm::cl::desc("Vector registers the schedules may fill: 16 or 32 (0: "
+                     "the host's, or those of vector-bits' ISA)"),
+      llvm::cl::init(0)};
   PassOptions::ListOption<int64_t> grid{
       *this, "grid",
       llvm::cl::desc("Distribute the einsums over a grid of MPI ranks of "
