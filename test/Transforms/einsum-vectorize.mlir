@@ -306,8 +306,42 @@ func.func @fused_pack(%a: tensor<64x32xf32>, %b: tensor<256x32xf32>, %c: tensor<
 
 // -----
 
-// Over 16 reduction steps the slices are too thin to pay for their loops:
-// the whole operand is packed first, as its own op.
+// Over 16 reduction steps, a packed operand of 4 MiB or more (16 x 65536
+// f32) is made slice by slice too: the whole one would go to memory and back
+// between the copy and the contraction.
+// CHECK-LABEL: func.func @fused_pack_large_short_depth
+// CHECK-NOT: tensor.empty() : tensor<16x65536xf32>
+// CHECK: scf.for {{.*}} step %c64
+// CHECK: %[[SLICE:.*]] = tensor.empty() : tensor<16x64xf32>
+// CHECK: vector.transpose {{.*}} : vector<16x16xf32> to vector<16x16xf32>
+// CHECK: vector.contract
+#mk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#kn = affine_map<(d0, d1, d2) -> (d2, d1)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d1)>
+#nk_t = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @fused_pack_large_short_depth(%a: tensor<64x16xf32>, %b: tensor<65536x16xf32>, %c: tensor<64x65536xf32>) -> tensor<64x65536xf32> {
+  %empty = tensor.empty() : tensor<16x65536xf32>
+  %packed = linalg.generic {indexing_maps = [#nk_t, #id], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<65536x16xf32>) outs(%empty : tensor<16x65536xf32>) attrs = {einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [0, 0], register = [16, 16]>} {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<16x65536xf32>
+  %zero = arith.constant 0.0 : f32
+  %init = linalg.fill ins(%zero : f32) outs(%c : tensor<64x65536xf32>) -> tensor<64x65536xf32>
+  %r = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %packed : tensor<64x16xf32>, tensor<16x65536xf32>) outs(%init : tensor<64x65536xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2], cache = [64, 64, 0], register = [8, 32, 1]>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x65536xf32>
+  return %r : tensor<64x65536xf32>
+}
+
+// -----
+
+// Over 16 reduction steps the slices of a smaller operand (16 x 256) are too
+// thin to pay for their loops: the whole operand is packed first, as its own
+// op (it stays in cache for the contraction).
 // CHECK-LABEL: func.func @pack_short_depth
 // CHECK: tensor.empty() : tensor<16x256xf32>
 // CHECK: vector.transpose
