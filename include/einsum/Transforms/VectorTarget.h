@@ -45,8 +45,10 @@ struct VectorTarget {
 /// reach the same 117 GFLOP/s per core as 256-bit ones (bench/peak.c), and
 /// 16-lane tiles waste more lanes on rows that are not whole vectors
 /// (lqc,tlxc->xqlt, rows of 23: 32 lanes, against 24). Zen 4 gets 256-bit
-/// schedules with AVX-512's 32 registers and masks (the contraction suite:
-/// 1.07x on the geomean of 40, 1.3-1.8x on rows of 13, 23 and 82).
+/// schedules with AVX-512's 32 registers and masks (one thread: the
+/// contraction suite's 40 cases 1.09x on the geomean, 1.3-1.8x on rows of
+/// 13, 23 and 82; 40 other generated ones 1.05x; GEMM 1024^3 0.91x, whose
+/// rows waste no lanes at 512 bits).
 inline VectorTarget
 getCPUVectorTarget(llvm::StringRef cpu,
                    llvm::function_ref<bool(llvm::StringRef)> hasFeature) {
