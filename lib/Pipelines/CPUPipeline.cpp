@@ -127,6 +127,8 @@ void mlir::einsum::buildEinsumBufferizePipeline(OpPassManager &pm,
 
 void mlir::einsum::buildEinsumLowerToLLVMPipeline(
     OpPassManager &pm, const EinsumToLLVMPipelineOptions &options) {
+  // Staged output blocks to the output in whole lines of streaming stores.
+  pm.addPass(createEinsumStreamCopiesPass());
   // Static copies that bufferization left (packing tiles, remainders) as
   // vector loads and stores, not calls of the runner utils' memrefCopy.
   pm.addPass(createEinsumVectorizeCopiesPass());

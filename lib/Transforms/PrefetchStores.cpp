@@ -20,6 +20,7 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir {
@@ -214,6 +215,20 @@ static bool dependsOn(ValueRange values, Value iv,
          });
 }
 
+/// Whether `memref` is a view of a buffer on the stack (a staged output
+/// block, einsum-vectorize): its lines stay in L1 between its stores.
+static bool isOnStack(Value memref) {
+  while (Operation *def = memref.getDefiningOp()) {
+    if (isa<memref::AllocaOp>(def))
+      return true;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return false;
+    memref = view.getViewSource();
+  }
+  return false;
+}
+
 struct EinsumPrefetchStoresPass
     : einsum::impl::EinsumPrefetchStoresPassBase<EinsumPrefetchStoresPass> {
   using Base::Base;
@@ -221,7 +236,8 @@ struct EinsumPrefetchStoresPass
   void runOnOperation() override {
     SmallVector<vector::TransferWriteOp> writes;
     getOperation()->walk([&](vector::TransferWriteOp write) {
-      if (isa<MemRefType>(write.getBase().getType()))
+      if (isa<MemRefType>(write.getBase().getType()) &&
+          !isOnStack(write.getBase()))
         writes.push_back(write);
     });
     DominanceInfo dominance(getOperation());

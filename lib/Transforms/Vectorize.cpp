@@ -21,8 +21,10 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -222,6 +224,85 @@ static bool isFusablePack(linalg::GenericOp copy, linalg::GenericOp contraction,
          reuse >= kMinPackReuse && deepEnough;
 }
 
+/// Tiles the first `stage` loops of contraction `op` (interchanged into the
+/// strategy's order) with their cache tiles and computes each tile's block of
+/// the output into a buffer on the stack, allocated once before the loops:
+/// the block's fill, accumulations and stores stay in L1 (or L2), and a
+/// linalg.copy marked kStreamCopyAttrName moves the finished block to the
+/// output, which einsum-stream-copies makes whole lines of non-temporal
+/// stores. Returns the op of one block, to be tiled further, with the cache
+/// tiles of the staged loops spent; failure (nothing changed) where the
+/// staged loops are not parallel, static and split evenly, or the output is
+/// not initialized by a fill of its own.
+static FailureOr<linalg::GenericOp>
+stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
+            MutableArrayRef<int64_t> cacheTiles, int64_t stage) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (stage > static_cast<int64_t>(ranges.size()) || op.getNumDpsInits() != 1)
+    return failure();
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  for (int64_t loop = 0; loop < stage; ++loop) {
+    if (iterators[loop] != utils::IteratorType::parallel ||
+        ShapedType::isDynamic(ranges[loop]))
+      return failure();
+    int64_t size = cacheTiles[loop];
+    if (size == 0 || size >= ranges[loop])
+      continue;
+    if (ranges[loop] % size != 0)
+      return failure();
+    sizes[loop] = size;
+  }
+  auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  auto outType = dyn_cast<RankedTensorType>(op.getResultTypes()[0]);
+  AffineMap outMap = op.getIndexingMapsArray().back();
+  if (!fill || !fill->hasOneUse() || !outType || !outType.hasStaticShape() ||
+      !outMap.isProjectedPermutation() ||
+      llvm::all_of(sizes, [](int64_t size) { return size == 0; }))
+    return failure();
+  SmallVector<int64_t> blockShape;
+  for (AffineExpr expr : outMap.getResults()) {
+    unsigned loop = cast<AffineDimExpr>(expr).getPosition();
+    blockShape.push_back(sizes[loop] ? sizes[loop] : ranges[loop]);
+  }
+
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto buffer = memref::AllocaOp::create(
+      rewriter, loc, MemRefType::get(blockShape, outType.getElementType()),
+      rewriter.getI64IntegerAttr(64));
+  auto tiled = tileFusingFill(rewriter, op, sizes, /*registerTile=*/false);
+  if (failed(tiled)) {
+    rewriter.eraseOp(buffer);
+    return failure();
+  }
+  linalg::GenericOp block = tiled->first;
+  for (int64_t loop = 0; loop < stage; ++loop)
+    cacheTiles[loop] = 0;
+  auto blockFill = block.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  auto slice = blockFill ? blockFill.getDpsInits()[0]
+                               .getDefiningOp<tensor::ExtractSliceOp>()
+                         : tensor::ExtractSliceOp();
+  if (!slice || slice.getResultType().getShape() != ArrayRef(blockShape)) {
+    // Tiled but not staged: still a correct schedule.
+    rewriter.eraseOp(buffer);
+    return block;
+  }
+  rewriter.setInsertionPoint(blockFill);
+  Value staged = bufferization::ToTensorOp::create(
+      rewriter, loc, slice.getResultType(), buffer.getResult(), /*restrict=*/true,
+      /*writable=*/true);
+  rewriter.modifyOpInPlace(blockFill, [&] {
+    blockFill.getDpsInitsMutable()[0].set(staged);
+  });
+  rewriter.setInsertionPointAfter(block);
+  auto copy =
+      linalg::CopyOp::create(rewriter, loc, block.getResult(0), slice.getResult());
+  copy->setAttr(kStreamCopyAttrName, rewriter.getUnitAttr());
+  rewriter.replaceAllUsesExcept(block.getResult(0), copy.getResult(0), copy);
+  return block;
+}
+
 /// Tiles, peels and marks one op; vectorization comes after the function has
 /// been canonicalized, so that full tiles have static shapes.
 static LogicalResult
@@ -243,6 +324,13 @@ tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op, StrategyAttr strategy,
     if (failed(interchanged))
       return failure();
     op = *interchanged;
+  }
+  if (strategy.getStage() > 0 &&
+      strategy.getKind() == StrategyKind::Contract) {
+    FailureOr<linalg::GenericOp> block =
+        stageOutput(rewriter, op, cacheTiles, strategy.getStage());
+    if (succeeded(block))
+      op = *block;
   }
 
   // A `contract` schedule carries its accumulators through the reductions:

@@ -559,12 +559,14 @@ func.func @folded_rows(%a: tensor<24x164x263xf32>, %b: tensor<164x13x12x24xf32>)
 // -----
 
 // Rows of 20 (16 + 4: 62% of 32 lanes) fold 3 at a time into 64 lanes
-// (94%); B packed [s, l, k, v]. Loops: s, k, o, l, v.
+// (94%); B packed [s, l, k, v]. Loops: s, k, o, l, v. The 60 MB output,
+// over 16 steps, is staged in blocks of 6 x 127 x 20 (one tile of s, k and
+// o, 60 KiB).
 // CHECK-LABEL: func.func @folded_long_rows
 //       CHECK:   linalg.generic
 //  CHECK-SAME:     outs(%{{.*}} : tensor<250x16x24x20xf32>)
 //       CHECK:   linalg.generic
-//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 2, 1, 4, 3], cache = [1, 6, 132, 16, 20], register = [1, 3, 6, 1, 20]>
+//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 2, 1, 4, 3], cache = [1, 6, 132, 16, 20], register = [1, 3, 6, 1, 20], stage = 3>
 func.func @folded_long_rows(%a: tensor<250x16x127xf32>, %b: tensor<20x24x250x16xf32>) -> tensor<250x24x127x20xf32> {
   %r = einsum.contract "slo,vksl->skov"(%a, %b) : tensor<250x16x127xf32>, tensor<20x24x250x16xf32>
   return %r : tensor<250x24x127x20xf32>
@@ -769,4 +771,43 @@ func.func @short_reduction_one_row_tile(%a: tensor<8x1079x146xf32>, %b: tensor<1
 func.func @blocks_in_place(%a: tensor<8x16x128x64xf32>, %b: tensor<16x8x64x256xf32>) -> tensor<8x16x128x256xf32> {
   %r = einsum.contract "abik,bakj->abij"(%a, %b) : tensor<8x16x128x64xf32>, tensor<16x8x64x256xf32>
   return %r : tensor<8x16x128x256xf32>
+}
+
+// -----
+
+// 8 reduction steps into a 40 MB output: each h computes its 12.5 KB block
+// of the output (n, a, s, l) in a buffer on the stack, streamed out in whole
+// lines (`stage = 1`: the first loop of the order, h, tiled by 1).
+// CHECK-LABEL: func.func @staged_short_reduction
+// CHECK: einsum.strategy = #einsum.strategy<contract, order = [0, {{.*}}], cache = [1, {{.*}}], stage = 1>
+// ZEN4-LABEL: func.func @staged_short_reduction
+// ZEN4: einsum.strategy = #einsum.strategy<contract, order = [0, {{.*}}], cache = [1, {{.*}}], stage = 1>
+func.func @staged_short_reduction(%a: tensor<3170x7x8x8xf32>, %b: tensor<7x3170x8x8xf32>) -> tensor<3170x8x8x7x7xf32> {
+  %r = einsum.contract "hsaw,lhnw->hnasl"(%a, %b) : tensor<3170x7x8x8xf32>, tensor<7x3170x8x8xf32>
+  return %r : tensor<3170x8x8x7x7xf32>
+}
+
+// -----
+
+// The same over 32 steps: the products, not the output's writes, take the
+// time, and the output is written in place.
+// CHECK-LABEL: func.func @unstaged_longer_reduction
+// CHECK: linalg.generic
+// CHECK-NOT: stage =
+// CHECK: return
+func.func @unstaged_longer_reduction(%a: tensor<3170x7x8x32xf32>, %b: tensor<7x3170x8x32xf32>) -> tensor<3170x8x8x7x7xf32> {
+  %r = einsum.contract "hsaw,lhnw->hnasl"(%a, %b) : tensor<3170x7x8x32xf32>, tensor<7x3170x8x32xf32>
+  return %r : tensor<3170x8x8x7x7xf32>
+}
+
+// -----
+
+// An output of 2.5 MB stays in the caches: written in place.
+// CHECK-LABEL: func.func @unstaged_small_output
+// CHECK: linalg.generic
+// CHECK-NOT: stage =
+// CHECK: return
+func.func @unstaged_small_output(%a: tensor<200x7x8x8xf32>, %b: tensor<7x200x8x8xf32>) -> tensor<200x8x8x7x7xf32> {
+  %r = einsum.contract "hsaw,lhnw->hnasl"(%a, %b) : tensor<200x7x8x8xf32>, tensor<7x200x8x8xf32>
+  return %r : tensor<200x8x8x7x7xf32>
 }

@@ -487,3 +487,56 @@ func.func @folded_rows(%a: tensor<16x12xf32>, %b: tensor<16x6x20xf32>) -> tensor
   } -> tensor<6x12x20xf32>
   return %2 : tensor<6x12x20xf32>
 }
+
+// -----
+
+// `stage = 1`: each tile of the first loop (h, by 1) computes its 8 x 48
+// block of the output in a buffer on the stack, allocated once before the
+// loops, which the fill, the register tiles and their stores use; a
+// linalg.copy marked einsum.stream then moves the block to the output.
+// CHECK-LABEL: func.func @staged_output
+//  CHECK-SAME: (%{{.*}}: tensor<64x8x8xf32>, %{{.*}}: tensor<64x8x48xf32>, %[[C:.*]]: tensor<64x8x48xf32>)
+//       CHECK:   %[[BUF:.*]] = memref.alloca() {alignment = 64 : i64} : memref<1x8x48xf32>
+//       CHECK:   scf.for %[[H:.*]] = {{.*}} iter_args(%[[OUT:.*]] = %[[C]])
+//       CHECK:     %[[SLICE:.*]] = tensor.extract_slice %[[OUT]][%[[H]], 0, 0] [1, 8, 48] [1, 1, 1]
+//       CHECK:     %[[STAGED:.*]] = bufferization.to_tensor %[[BUF]] restrict writable : memref<1x8x48xf32> to tensor<1x8x48xf32>
+//       CHECK:     vector.contract
+//       CHECK:     %[[BLOCK:.*]] = linalg.copy {einsum.stream} ins(%{{.*}} : tensor<1x8x48xf32>) outs(%[[SLICE]] : tensor<1x8x48xf32>)
+//       CHECK:     tensor.insert_slice %[[BLOCK]] into %[[OUT]][%[[H]], 0, 0] [1, 8, 48] [1, 1, 1]
+#hmk = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#hkn = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#hmn = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @staged_output(%a: tensor<64x8x8xf32>, %b: tensor<64x8x48xf32>, %c: tensor<64x8x48xf32>) -> tensor<64x8x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %init = linalg.fill ins(%zero : f32) outs(%c : tensor<64x8x48xf32>) -> tensor<64x8x48xf32>
+  %r = linalg.generic {indexing_maps = [#hmk, #hkn, #hmn], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : tensor<64x8x8xf32>, tensor<64x8x48xf32>) outs(%init : tensor<64x8x48xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2, 3], cache = [1, 8, 48, 8], register = [1, 8, 16, 1], stage = 1>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x8x48xf32>
+  return %r : tensor<64x8x48xf32>
+}
+
+// -----
+
+// A staged loop whose tile does not divide it (64 by 24) is not staged: the
+// output is written in place.
+// CHECK-LABEL: func.func @unstaged_partial_tile
+//   CHECK-NOT:   memref.alloca
+//   CHECK-NOT:   einsum.stream
+//       CHECK:   return
+#hmk = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#hkn = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#hmn = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @unstaged_partial_tile(%a: tensor<64x8x8xf32>, %b: tensor<64x8x48xf32>, %c: tensor<64x8x48xf32>) -> tensor<64x8x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %init = linalg.fill ins(%zero : f32) outs(%c : tensor<64x8x48xf32>) -> tensor<64x8x48xf32>
+  %r = linalg.generic {indexing_maps = [#hmk, #hkn, #hmn], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : tensor<64x8x8xf32>, tensor<64x8x48xf32>) outs(%init : tensor<64x8x48xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2, 3], cache = [24, 8, 48, 8], register = [1, 8, 16, 1], stage = 1>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x8x48xf32>
+  return %r : tensor<64x8x48xf32>
+}

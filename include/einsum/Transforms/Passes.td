@@ -188,7 +188,9 @@ def EinsumVectorizePass : Pass<"einsum-vectorize"> {
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
     "::mlir::einsum::EinsumDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect",
@@ -446,6 +448,43 @@ def EinsumLowerRuntimeChecksPass
     "::mlir::LLVM::LLVMDialect",
     "::mlir::cf::ControlFlowDialect",
     "::mlir::ub::UBDialect",
+  ];
+}
+
+def EinsumStreamCopiesPass : Pass<"einsum-stream-copies"> {
+  let summary = "Copy staged output blocks to the output with non-temporal stores";
+  let description = [{
+    A `contract` strategy with a `stage` computes each block of its output
+    into a buffer on the stack and copies it out with a `linalg.copy`
+    marked `einsum.stream` (einsum-vectorize). This pass lowers those copies
+    (bufferized, static shapes, integer or float elements of whole bytes):
+    the inner dimensions that are contiguous on both sides are one run, and
+    each run is copied as
+
+    - the elements before the first 64-byte boundary of the destination,
+      one at a time;
+    - whole 64-byte lines, one vector load and one `vector.store` with
+      `nontemporal` and an alignment of 64 each (`vmovntps` on x86): the
+      line is written without first being read for ownership, and it does
+      not evict the operands from the caches;
+    - the rest, one element at a time.
+
+    The outer dimensions are loops. An `llvm.fence` (seq_cst) follows the
+    outermost `scf.for` around each copy: streaming stores are weakly
+    ordered, and the output must be visible to every thread once the kernel
+    returns. A run whose destination is not aligned to its element size is
+    copied element by element. Other `linalg.copy` ops are left alone, as
+    are marked copies this pass cannot handle (the marker is then dropped).
+
+    Input invariant: bufferized code. Output IR: the same, with loops of
+    loads and stores for the marked copies.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 

@@ -17,6 +17,31 @@ func.func @ok(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4x4xf32>) -> 
 
 // -----
 
+// A staged strategy round-trips its `stage`; a `stage` of 0 is not printed.
+// CHECK-LABEL: func.func private @staged()
+// CHECK-SAME: #einsum.strategy<contract, order = [0, 1], cache = [1, 0], register = [1, 8], stage = 1>
+// CHECK-LABEL: func.func private @unstaged()
+// CHECK-SAME: #einsum.strategy<contract, order = [0, 1], cache = [1, 0], register = [1, 8]>}
+func.func private @staged() attributes {s = #einsum.strategy<contract, order = [0, 1], cache = [1, 0], register = [1, 8], stage = 1>}
+func.func private @unstaged() attributes {s = #einsum.strategy<contract, order = [0, 1], cache = [1, 0], register = [1, 8], stage = 0>}
+
+// -----
+
+// expected-error @+1 {{strategy 'stage' must be between 0 and the number of loops (2), got 3}}
+func.func private @stage_range() attributes {s = #einsum.strategy<contract, order = [0, 1], cache = [0, 0], register = [1, 1], stage = 3>}
+
+// -----
+
+// expected-error @+1 {{strategy 'stage' applies only to 'contract'}}
+func.func private @stage_kind() attributes {s = #einsum.strategy<elementwise, order = [0, 1], cache = [0, 0], register = [1, 1], stage = 1>}
+
+// -----
+
+// expected-error @+1 {{'einsum.stream' must be a unit attribute of a linalg.copy}}
+func.func private @stream_not_copy() attributes {einsum.stream}
+
+// -----
+
 // expected-error @+1 {{strategy lists 'order', 'cache' and 'register' must have one entry per loop, got 2, 1 and 2}}
 func.func private @lengths() attributes {s = #einsum.strategy<loops, order = [0, 1], cache = [0], register = [1, 1]>}
 

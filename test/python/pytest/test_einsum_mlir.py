@@ -253,6 +253,31 @@ def test_out_that_aliases_an_input():
     np.testing.assert_array_equal(z[1], want)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_streamed_output_at_any_alignment(dtype):
+    # 8 reduction steps into an output of 8 MiB or more: each block of the
+    # output is computed on the stack and streamed to `out` in whole 64-byte
+    # lines. An `out` that does not start on a line (numpy's own arrays are
+    # 16-byte aligned) takes its first elements one at a time.
+    rng = np.random.default_rng(5)
+    a = data((1400, 7, 8, 8), dtype, rng)
+    b = data((7, 1400, 8, 8), dtype, rng)
+    want = expected("hsaw,lhnw->hnasl", [a, b])
+    k = em.compile("hsaw,lhnw->hnasl", a, b)
+    item = np.dtype(dtype).itemsize
+    for shift in (0, 1, 3, 64 // item - 1):
+        raw = np.empty(want.size + 2 * 64 // item, dtype=dtype)
+        start = (-raw.ctypes.data % 64) // item + shift
+        out = raw[start:start + want.size].reshape(want.shape)
+        assert out.ctypes.data % 64 == shift * item
+        assert k(a, b, out=out) is out
+        if np.dtype(dtype).kind == "f":
+            np.testing.assert_allclose(out, want, rtol=TOL[dtype],
+                                       atol=TOL[dtype])
+        else:
+            np.testing.assert_array_equal(out, want.astype(dtype))
+
+
 def test_out_that_cannot_be_written():
     k = em.compile("ij->ji", (2, 3), dtype="float32")
     x = np.ones((2, 3), np.float32)

@@ -30,7 +30,8 @@ void EinsumDialect::registerAttributes() {
 LogicalResult
 StrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      StrategyKind kind, ArrayRef<int64_t> order,
-                     ArrayRef<int64_t> cache, ArrayRef<int64_t> registerTiles) {
+                     ArrayRef<int64_t> cache, ArrayRef<int64_t> registerTiles,
+                     int64_t stage) {
   size_t numLoops = order.size();
   if (cache.size() != numLoops || registerTiles.size() != numLoops)
     return emitError() << "strategy lists 'order', 'cache' and 'register' "
@@ -58,5 +59,11 @@ StrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << size << ") must divide its 'cache' tile ("
                          << cache[i] << ")";
   }
+  if (stage < 0 || stage > static_cast<int64_t>(numLoops))
+    return emitError() << "strategy 'stage' must be between 0 and the number "
+                          "of loops ("
+                       << numLoops << "), got " << stage;
+  if (stage != 0 && kind != StrategyKind::Contract)
+    return emitError() << "strategy 'stage' applies only to 'contract'";
   return success();
 }

@@ -32,6 +32,14 @@ LogicalResult EinsumDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute of a linalg op";
     return success();
   }
+  if (name == kStreamCopyAttrName) {
+    // (By name: the dialect does not depend on the linalg ops.)
+    if (!isa<UnitAttr>(attr.getValue()) ||
+        op->getName().getStringRef() != "linalg.copy")
+      return op->emitError() << "'" << name
+                             << "' must be a unit attribute of a linalg.copy";
+    return success();
+  }
   if (name != StrategyAttr::getAttrName())
     return op->emitError() << "unknown einsum attribute '" << name << "'";
   auto strategy = dyn_cast<StrategyAttr>(attr.getValue());

@@ -92,6 +92,13 @@ def Einsum_StrategyAttr : AttrDef<Einsum_Dialect, "Strategy"> {
       give static partial tiles, whose vector dimensions are split into
       powers of two (9 = 8 + 1); dynamic partial tiles are vectorized in
       slices of size 1 along the partial loops.
+    - `stage` (optional, `contract` only; 0 when absent): the number of
+      leading loops of `order` whose cache tiles each write one block of the
+      output into a buffer on the stack (an L1 or L2 sized staging block),
+      which is then copied to the output in whole cache lines with
+      non-temporal (streaming) stores. A short contraction that writes an
+      output far larger than the caches otherwise reads every line of it
+      for ownership before its partial-line stores complete it.
 
     Example:
 
@@ -104,12 +111,25 @@ def Einsum_StrategyAttr : AttrDef<Einsum_Dialect, "Strategy"> {
     EnumParameter<Einsum_StrategyKind>:$kind,
     ArrayRefParameter<"int64_t">:$order,
     ArrayRefParameter<"int64_t">:$cacheTiles,
-    ArrayRefParameter<"int64_t">:$registerTiles
+    ArrayRefParameter<"int64_t">:$registerTiles,
+    DefaultValuedParameter<"int64_t", "0">:$stage
   );
   let assemblyFormat = [{
     `<` $kind `,` `order` `=` `[` $order `]` `,` `cache` `=` `[` $cacheTiles `]`
-    `,` `register` `=` `[` $registerTiles `]` `>`
+    `,` `register` `=` `[` $registerTiles `]`
+    (`,` `stage` `=` $stage^)? `>`
   }];
+  // `stage` is optional for C++ callers too.
+  let skipDefaultBuilders = 1;
+  let builders = [
+    AttrBuilder<(ins "::mlir::einsum::StrategyKind":$kind,
+                     "::llvm::ArrayRef<int64_t>":$order,
+                     "::llvm::ArrayRef<int64_t>":$cacheTiles,
+                     "::llvm::ArrayRef<int64_t>":$registerTiles,
+                     CArg<"int64_t", "0">:$stage), [{
+      return $_get($_ctxt, kind, order, cacheTiles, registerTiles, stage);
+    }]>
+  ];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// The name of the discardable attribute that carries a strategy.

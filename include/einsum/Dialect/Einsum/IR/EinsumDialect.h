@@ -18,6 +18,10 @@ namespace einsum {
 /// which einsum-select-strategy leaves a loop nest.
 constexpr llvm::StringLiteral kRuntimeBroadcastAttrName =
     "einsum.runtime_broadcast";
+/// A unit attribute on the linalg.copy of a staged output block (a
+/// `contract` strategy's `stage`) to the output, which einsum-stream-copies
+/// lowers to non-temporal stores of whole cache lines.
+constexpr llvm::StringLiteral kStreamCopyAttrName = "einsum.stream";
 } // namespace einsum
 } // namespace mlir
 
