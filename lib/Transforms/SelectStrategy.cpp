@@ -859,29 +859,120 @@ static constexpr int64_t kMaxShortStagedDepth = 8;
 static constexpr int64_t kMinStagedOutputBytes = 8 << 20;
 static constexpr int64_t kMaxStageBytes = 64 << 10;
 static constexpr int64_t kMaxShortStageBytes = 512 << 10;
+/// The operands and output of a staged op: all of them in the last-level
+/// cache (32 MiB on a Zen 4 CCD), the output stays there between calls, and
+/// streaming it out to memory loses (every staged contraction measured had
+/// 36 MiB or more). An outer product needs twice that: i,jk->ijk and
+/// ij,i->ij with 12 MB outputs ran 0.43-0.80x streamed, an ij,kl->ijkl of 36
+/// MB 0.67-1.0x.
+static constexpr int64_t kMinStagedFootprintBytes = 32 << 20;
+/// Outer products are staged in blocks of about 16 KiB (4096^2 i,j->ij:
+/// 1.5-1.8x, 5003x4001 1.5x, bi,bj->bij 64 MB 1.25-1.34x; ij,kl->ijkl 93 MB
+/// 0.91x). Elementwise ops that read as much as they write are not:
+/// ij,ij->ij, ij,j->ij, ij,i->ij and bij,bj->bij of 64-192 MB ran 0.63-1.0x.
+static constexpr int64_t kElementwiseStageBytes = 16 << 10;
+static constexpr int64_t kMinOuterProductRatio = 16;
+
+/// The elements of the block of `outMap`'s output that one tile of the loops
+/// writes (`extents`: each loop's tile), and whether it is contiguous: the
+/// output dims it does not span whole come before those it does, all but the
+/// last of them of extent 1.
+static std::pair<int64_t, bool> getBlock(const LoopInfo &info,
+                                         AffineMap outMap,
+                                         ArrayRef<int64_t> extents) {
+  int64_t elements = 1;
+  bool contiguous = true, partial = false;
+  for (AffineExpr expr : llvm::reverse(outMap.getResults())) {
+    unsigned dim = cast<AffineDimExpr>(expr).getPosition();
+    elements = saturatingMul(elements, extents[dim]);
+    if (partial && extents[dim] != 1)
+      contiguous = false;
+    partial = partial || extents[dim] != info.ranges[dim];
+  }
+  return {elements, contiguous};
+}
 
 /// The number of leading loops of `plan`'s order whose cache tiles each
 /// write one staged block of `op`'s output, or 0 (see kMaxStagedDepth): the
 /// fewest whose block is contiguous and small enough, all of them parallel
-/// and split evenly by their tiles.
+/// and split evenly by their tiles. An outer product (an `elementwise` plan
+/// without reductions or blocked loops, whose operands are a
+/// kMinOuterProductRatio-th of its output or less) gets cache tiles for it:
+/// 1 for the outer loops, then as many steps of the next as keep the block
+/// within kElementwiseStageBytes (at least one step, of at most
+/// kMaxStageBytes).
 static int64_t chooseStage(linalg::GenericOp op, const LoopInfo &info,
-                           const Plan &plan) {
+                           Plan &plan) {
   auto outType = cast<ShapedType>(op.getDpsInits()[0].getType());
   AffineMap outMap = op.getIndexingMapsArray().back();
   Type elementType = outType.getElementType();
-  if (plan.kind != StrategyKind::Contract || !outType.hasStaticShape() ||
-      !outMap.isProjectedPermutation() || !elementType.isIntOrFloat() ||
+  if (!outType.hasStaticShape() || !outMap.isProjectedPermutation() ||
+      !elementType.isIntOrFloat() ||
       elementType.getIntOrFloatBitWidth() % 8 != 0)
     return 0;
   int64_t elementBytes = elementType.getIntOrFloatBitWidth() / 8;
   int64_t outBytes = saturatingMul(outType.getNumElements(), elementBytes);
+  if (outBytes < kMinStagedOutputBytes ||
+      llvm::any_of(info.ranges, ShapedType::isDynamic))
+    return 0;
+  // The operands and the output: where they all fit the last-level cache,
+  // the output stays there between calls, and streaming it to memory loses.
+  int64_t footprint = outBytes;
+  for (Value input : op.getDpsInputs())
+    if (auto type = dyn_cast<ShapedType>(input.getType());
+        type && type.hasStaticShape())
+      footprint += saturatingMul(type.getNumElements(),
+                                 getElementTypeOrSelf(type).isIntOrFloat()
+                                     ? llvm::divideCeil(getElementTypeOrSelf(
+                                                            type)
+                                                            .getIntOrFloatBitWidth(),
+                                                        8)
+                                     : 1);
+  if (footprint < kMinStagedFootprintBytes)
+    return 0;
+  if (plan.kind == StrategyKind::Elementwise) {
+    // Outer products only: where the operands are large too (a product of
+    // same-shape operands, a row scaling), streaming the output ran
+    // 0.63-1.0x.
+    if (footprint < 2 * kMinStagedFootprintBytes ||
+        (footprint - outBytes) * kMinOuterProductRatio > outBytes)
+      return 0;
+    if (llvm::is_contained(info.isReduction, true) ||
+        llvm::any_of(plan.cache, [](int64_t tile) { return tile != 0; }) ||
+        outMap.getNumResults() != info.numLoops)
+      return 0;
+    SmallVector<int64_t> extents(info.ranges);
+    for (auto [position, loop] : llvm::enumerate(plan.order)) {
+      int64_t inner = getBlock(info, outMap, extents).first / extents[loop];
+      if (saturatingMul(inner, elementBytes) > kMaxStageBytes) {
+        extents[loop] = 1;
+        continue;
+      }
+      int64_t tile = std::max<int64_t>(
+          1, kElementwiseStageBytes / (inner * elementBytes));
+      int64_t registerTile = std::max<int64_t>(1, plan.registerTiles[loop]);
+      tile = std::min(tile, info.ranges[loop]);
+      while (tile > 1 && info.ranges[loop] % tile != 0)
+        --tile;
+      if ((tile >= info.ranges[loop] && position == 0) ||
+          tile % registerTile != 0)
+        return 0;
+      extents[loop] = tile;
+      if (!getBlock(info, outMap, extents).second)
+        return 0;
+      for (unsigned i = 0; i <= position; ++i)
+        plan.cache[plan.order[i]] = extents[plan.order[i]];
+      return position + 1;
+    }
+    return 0;
+  }
+  if (plan.kind != StrategyKind::Contract)
+    return 0;
   int64_t depth = 1;
   for (unsigned loop = 0; loop < info.numLoops; ++loop)
     if (info.isReduction[loop])
-      depth = ShapedType::isDynamic(info.ranges[loop])
-                  ? std::numeric_limits<int64_t>::max()
-                  : saturatingMul(depth, info.ranges[loop]);
-  if (outBytes < kMinStagedOutputBytes || depth > kMaxStagedDepth)
+      depth = saturatingMul(depth, info.ranges[loop]);
+  if (depth > kMaxStagedDepth)
     return 0;
   int64_t maxBlockBytes =
       depth <= kMaxShortStagedDepth ? kMaxShortStageBytes : kMaxStageBytes;
@@ -890,25 +981,15 @@ static int64_t chooseStage(linalg::GenericOp op, const LoopInfo &info,
   for (auto [position, loop] : llvm::enumerate(plan.order)) {
     int64_t range = info.ranges[loop];
     int64_t tile = plan.cache[loop];
-    if (info.isReduction[loop] || ShapedType::isDynamic(range))
+    if (info.isReduction[loop])
       return 0;
     if (tile != 0 && tile < range) {
       if (range % tile != 0)
         return 0;
       extents[loop] = tile;
     }
-    // The block is contiguous where the output dims it does not span whole
-    // come before those it does, all but the last of them of extent 1.
-    int64_t blockElements = 1;
-    bool contiguous = true, partial = false;
-    for (AffineExpr expr : llvm::reverse(outMap.getResults())) {
-      unsigned dim = cast<AffineDimExpr>(expr).getPosition();
-      blockElements *= extents[dim];
-      if (partial && extents[dim] != 1)
-        contiguous = false;
-      partial = partial || extents[dim] != info.ranges[dim];
-    }
-    int64_t blockBytes = blockElements * elementBytes;
+    auto [blockElements, contiguous] = getBlock(info, outMap, extents);
+    int64_t blockBytes = saturatingMul(blockElements, elementBytes);
     if (blockBytes < outBytes && blockBytes <= maxBlockBytes)
       return contiguous ? position + 1 : 0;
   }

@@ -224,16 +224,16 @@ static bool isFusablePack(linalg::GenericOp copy, linalg::GenericOp contraction,
          reuse >= kMinPackReuse && deepEnough;
 }
 
-/// Tiles the first `stage` loops of contraction `op` (interchanged into the
-/// strategy's order) with their cache tiles and computes each tile's block of
-/// the output into a buffer on the stack, allocated once before the loops:
-/// the block's fill, accumulations and stores stay in L1 (or L2), and a
-/// linalg.copy marked kStreamCopyAttrName moves the finished block to the
-/// output, which einsum-stream-copies makes whole lines of non-temporal
-/// stores. Returns the op of one block, to be tiled further, with the cache
-/// tiles of the staged loops spent; failure (nothing changed) where the
-/// staged loops are not parallel, static and split evenly, or the output is
-/// not initialized by a fill of its own.
+/// Tiles the first `stage` loops of `op` (interchanged into the strategy's
+/// order) with their cache tiles and computes each tile's block of the output
+/// into a buffer on the stack, allocated once before the loops: the block's
+/// fill, accumulations and stores stay in L1 (or L2), and a linalg.copy
+/// marked kStreamCopyAttrName moves the finished block to the output, which
+/// einsum-stream-copies makes whole lines of non-temporal stores. Returns the
+/// op of one block, to be tiled further, with the cache tiles of the staged
+/// loops spent; failure (nothing changed) where the staged loops are not
+/// parallel, static and split evenly, or the op reads its output other than
+/// through a fill of its own (a contraction's is fused into the tiles).
 static FailureOr<linalg::GenericOp>
 stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
             MutableArrayRef<int64_t> cacheTiles, int64_t stage) {
@@ -243,10 +243,15 @@ stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
     return failure();
   SmallVector<int64_t> sizes(ranges.size(), 0);
   for (int64_t loop = 0; loop < stage; ++loop) {
-    if (iterators[loop] != utils::IteratorType::parallel ||
-        ShapedType::isDynamic(ranges[loop]))
-      return failure();
+    // (A loop of dynamic size, the part of one thread, is tiled by 1.)
     int64_t size = cacheTiles[loop];
+    if (iterators[loop] != utils::IteratorType::parallel ||
+        (ShapedType::isDynamic(ranges[loop]) && size != 1))
+      return failure();
+    if (ShapedType::isDynamic(ranges[loop])) {
+      sizes[loop] = 1;
+      continue;
+    }
     if (size == 0 || size >= ranges[loop])
       continue;
     if (ranges[loop] % size != 0)
@@ -256,7 +261,8 @@ stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
   auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
   auto outType = dyn_cast<RankedTensorType>(op.getResultTypes()[0]);
   AffineMap outMap = op.getIndexingMapsArray().back();
-  if (!fill || !fill->hasOneUse() || !outType || !outType.hasStaticShape() ||
+  bool readsOutput = op.payloadUsesValueFromOperand(op.getDpsInitOperand(0));
+  if ((fill ? !fill->hasOneUse() : readsOutput) || !outType ||
       !outMap.isProjectedPermutation() ||
       llvm::all_of(sizes, [](int64_t size) { return size == 0; }))
     return failure();
@@ -265,13 +271,16 @@ stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
     unsigned loop = cast<AffineDimExpr>(expr).getPosition();
     blockShape.push_back(sizes[loop] ? sizes[loop] : ranges[loop]);
   }
+  if (ShapedType::isDynamicShape(blockShape))
+    return failure();
 
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   auto buffer = memref::AllocaOp::create(
       rewriter, loc, MemRefType::get(blockShape, outType.getElementType()),
       rewriter.getI64IntegerAttr(64));
-  auto tiled = tileFusingFill(rewriter, op, sizes, /*registerTile=*/false);
+  auto tiled = fill ? tileFusingFill(rewriter, op, sizes, /*registerTile=*/false)
+                    : tile(rewriter, op, sizes);
   if (failed(tiled)) {
     rewriter.eraseOp(buffer);
     return failure();
@@ -279,25 +288,27 @@ stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
   linalg::GenericOp block = tiled->first;
   for (int64_t loop = 0; loop < stage; ++loop)
     cacheTiles[loop] = 0;
-  auto blockFill = block.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
-  auto slice = blockFill ? blockFill.getDpsInits()[0]
-                               .getDefiningOp<tensor::ExtractSliceOp>()
-                         : tensor::ExtractSliceOp();
+  // The op that initializes the block: its fill, or the block's op itself.
+  Operation *initializer = block;
+  if (fill)
+    initializer = block.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  auto dps = dyn_cast_or_null<DestinationStyleOpInterface>(initializer);
+  auto slice = dps ? dps.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>()
+                   : tensor::ExtractSliceOp();
   if (!slice || slice.getResultType().getShape() != ArrayRef(blockShape)) {
     // Tiled but not staged: still a correct schedule.
     rewriter.eraseOp(buffer);
     return block;
   }
-  rewriter.setInsertionPoint(blockFill);
+  rewriter.setInsertionPoint(initializer);
   Value staged = bufferization::ToTensorOp::create(
-      rewriter, loc, slice.getResultType(), buffer.getResult(), /*restrict=*/true,
-      /*writable=*/true);
-  rewriter.modifyOpInPlace(blockFill, [&] {
-    blockFill.getDpsInitsMutable()[0].set(staged);
-  });
+      rewriter, loc, slice.getResultType(), buffer.getResult(),
+      /*restrict=*/true, /*writable=*/true);
+  rewriter.modifyOpInPlace(
+      initializer, [&] { dps.getDpsInitsMutable()[0].set(staged); });
   rewriter.setInsertionPointAfter(block);
-  auto copy =
-      linalg::CopyOp::create(rewriter, loc, block.getResult(0), slice.getResult());
+  auto copy = linalg::CopyOp::create(rewriter, loc, block.getResult(0),
+                                     slice.getResult());
   copy->setAttr(kStreamCopyAttrName, rewriter.getUnitAttr());
   rewriter.replaceAllUsesExcept(block.getResult(0), copy.getResult(0), copy);
   return block;
@@ -325,8 +336,7 @@ tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op, StrategyAttr strategy,
       return failure();
     op = *interchanged;
   }
-  if (strategy.getStage() > 0 &&
-      strategy.getKind() == StrategyKind::Contract) {
+  if (strategy.getStage() > 0) {
     FailureOr<linalg::GenericOp> block =
         stageOutput(rewriter, op, cacheTiles, strategy.getStage());
     if (succeeded(block))

@@ -540,3 +540,47 @@ func.func @unstaged_partial_tile(%a: tensor<64x8x8xf32>, %b: tensor<64x8x48xf32>
   } -> tensor<64x8x48xf32>
   return %r : tensor<64x8x48xf32>
 }
+
+// -----
+
+// An elementwise op that does not read its output (an outer product) is
+// staged the same way: each row goes to the buffer on the stack, then out.
+// CHECK-LABEL: func.func @staged_elementwise
+//       CHECK:   %[[BUF:.*]] = memref.alloca() {alignment = 64 : i64} : memref<1x256xf32>
+//       CHECK:   scf.for %[[I:.*]] = {{.*}} iter_args(%[[OUT:.*]] = %{{.*}})
+//       CHECK:     %[[SLICE:.*]] = tensor.extract_slice %[[OUT]][%[[I]], 0] [1, 256] [1, 1]
+//       CHECK:     bufferization.to_tensor %[[BUF]] restrict writable : memref<1x256xf32> to tensor<1x256xf32>
+//       CHECK:     vector.transfer_write
+//       CHECK:     %[[ROW:.*]] = linalg.copy {einsum.stream} ins(%{{.*}} : tensor<1x256xf32>) outs(%[[SLICE]] : tensor<1x256xf32>)
+//       CHECK:     tensor.insert_slice %[[ROW]] into %[[OUT]][%[[I]], 0] [1, 256] [1, 1]
+#i = affine_map<(d0, d1) -> (d0)>
+#j = affine_map<(d0, d1) -> (d1)>
+#ij = affine_map<(d0, d1) -> (d0, d1)>
+func.func @staged_elementwise(%a: tensor<64xf32>, %b: tensor<256xf32>, %c: tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %r = linalg.generic {indexing_maps = [#i, #j, #ij], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<64xf32>, tensor<256xf32>) outs(%c : tensor<64x256xf32>) attrs = {einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [1, 0], register = [1, 32], stage = 1>} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    linalg.yield %m : f32
+  } -> tensor<64x256xf32>
+  return %r : tensor<64x256xf32>
+}
+
+// -----
+
+// One that reads its output (an accumulation) is not staged.
+// CHECK-LABEL: func.func @unstaged_reads_output
+//   CHECK-NOT:   memref.alloca
+//   CHECK-NOT:   einsum.stream
+//       CHECK:   return
+#i = affine_map<(d0, d1) -> (d0)>
+#j = affine_map<(d0, d1) -> (d1)>
+#ij = affine_map<(d0, d1) -> (d0, d1)>
+func.func @unstaged_reads_output(%a: tensor<64xf32>, %b: tensor<256xf32>, %c: tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %r = linalg.generic {indexing_maps = [#i, #j, #ij], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<64xf32>, tensor<256xf32>) outs(%c : tensor<64x256xf32>) attrs = {einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [1, 0], register = [1, 32], stage = 1>} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x256xf32>
+  return %r : tensor<64x256xf32>
+}

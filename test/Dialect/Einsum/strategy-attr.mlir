@@ -32,8 +32,8 @@ func.func private @stage_range() attributes {s = #einsum.strategy<contract, orde
 
 // -----
 
-// expected-error @+1 {{strategy 'stage' applies only to 'contract'}}
-func.func private @stage_kind() attributes {s = #einsum.strategy<elementwise, order = [0, 1], cache = [0, 0], register = [1, 1], stage = 1>}
+// expected-error @+1 {{strategy 'stage' applies only to 'contract' and 'elementwise'}}
+func.func private @stage_kind() attributes {s = #einsum.strategy<reduce, order = [0, 1], cache = [0, 0], register = [1, 1], stage = 1>}
 
 // -----
 

@@ -255,16 +255,19 @@ def test_out_that_aliases_an_input():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 def test_streamed_output_at_any_alignment(dtype):
-    # 8 reduction steps into an output of 8 MiB or more: each block of the
-    # output is computed on the stack and streamed to `out` in whole 64-byte
-    # lines. An `out` that does not start on a line (numpy's own arrays are
-    # 16-byte aligned) takes its first elements one at a time.
+    # 8 reduction steps into an output of 8 MiB or more (34 MB here, with
+    # the operands over 32 MiB): each block of the output is computed on the
+    # stack and streamed to `out` in whole 64-byte lines. An `out` that does
+    # not start on a line (numpy's own arrays are 16-byte aligned) takes its
+    # first elements one at a time.
     rng = np.random.default_rng(5)
-    a = data((1400, 7, 8, 8), dtype, rng)
-    b = data((7, 1400, 8, 8), dtype, rng)
+    item = np.dtype(dtype).itemsize
+    h = 10800 // item
+    a = data((h, 7, 8, 8), dtype, rng)
+    b = data((7, h, 8, 8), dtype, rng)
     want = expected("hsaw,lhnw->hnasl", [a, b])
     k = em.compile("hsaw,lhnw->hnasl", a, b)
-    item = np.dtype(dtype).itemsize
+    assert "nontemporal" in k.ir("llvm-ir")
     for shift in (0, 1, 3, 64 // item - 1):
         raw = np.empty(want.size + 2 * 64 // item, dtype=dtype)
         start = (-raw.ctypes.data % 64) // item + shift

@@ -63,7 +63,9 @@ StrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "strategy 'stage' must be between 0 and the number "
                           "of loops ("
                        << numLoops << "), got " << stage;
-  if (stage != 0 && kind != StrategyKind::Contract)
-    return emitError() << "strategy 'stage' applies only to 'contract'";
+  if (stage != 0 && kind != StrategyKind::Contract &&
+      kind != StrategyKind::Elementwise)
+    return emitError()
+           << "strategy 'stage' applies only to 'contract' and 'elementwise'";
   return success();
 }

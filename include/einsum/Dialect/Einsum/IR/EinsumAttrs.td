@@ -92,13 +92,15 @@ def Einsum_StrategyAttr : AttrDef<Einsum_Dialect, "Strategy"> {
       give static partial tiles, whose vector dimensions are split into
       powers of two (9 = 8 + 1); dynamic partial tiles are vectorized in
       slices of size 1 along the partial loops.
-    - `stage` (optional, `contract` only; 0 when absent): the number of
-      leading loops of `order` whose cache tiles each write one block of the
-      output into a buffer on the stack (an L1 or L2 sized staging block),
-      which is then copied to the output in whole cache lines with
-      non-temporal (streaming) stores. A short contraction that writes an
-      output far larger than the caches otherwise reads every line of it
-      for ownership before its partial-line stores complete it.
+    - `stage` (optional, `contract` and `elementwise` only; 0 when absent):
+      the number of leading loops of `order` whose cache tiles each write
+      one block of the output into a buffer on the stack (an L1 or L2 sized
+      staging block), which is then copied to the output in whole cache
+      lines with non-temporal (streaming) stores. A short contraction or an
+      outer product that writes an output far larger than the caches
+      otherwise reads every line of it for ownership before its stores
+      complete it. An op that reads its output other than through a fill of
+      its own is not staged.
 
     Example:
 
