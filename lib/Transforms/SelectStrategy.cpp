@@ -837,7 +837,8 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
   return plan;
 }
 
-/// Staged output blocks (the `stage` of a `contract` strategy). A
+/// Staged output blocks (the `stage` of a `contract` or `elementwise`
+/// strategy). A
 /// contraction of at most kMaxStagedDepth reduction steps whose output is
 /// kMinStagedOutputBytes or more is bound by writing that output, and each
 /// line its register tiles' stores touch is first read for ownership from
@@ -853,7 +854,9 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
 /// of up to 64 KiB ran 1.15x on the geomean over 8 steps (18 cases) and
 /// 1.19x over 16 (10); larger ones up to 542 KB 1.30x over 8 steps (6),
 /// 1.00x over 16 (15). Blocks of rows apart in the output (runs of 1-9 KB)
-/// ran 0.87-0.95x: not staged.
+/// ran 0.87-0.95x: not staged. The gain is the streaming stores': the same
+/// blocks copied out with ordinary stores ran 0.61x (17 cases of 8 steps),
+/// a burst of stores whose lines are all read first.
 static constexpr int64_t kMaxStagedDepth = 16;
 static constexpr int64_t kMaxShortStagedDepth = 8;
 static constexpr int64_t kMinStagedOutputBytes = 8 << 20;
@@ -918,16 +921,14 @@ static int64_t chooseStage(linalg::GenericOp op, const LoopInfo &info,
   // The operands and the output: where they all fit the last-level cache,
   // the output stays there between calls, and streaming it to memory loses.
   int64_t footprint = outBytes;
-  for (Value input : op.getDpsInputs())
-    if (auto type = dyn_cast<ShapedType>(input.getType());
-        type && type.hasStaticShape())
-      footprint += saturatingMul(type.getNumElements(),
-                                 getElementTypeOrSelf(type).isIntOrFloat()
-                                     ? llvm::divideCeil(getElementTypeOrSelf(
-                                                            type)
-                                                            .getIntOrFloatBitWidth(),
-                                                        8)
-                                     : 1);
+  for (Value input : op.getDpsInputs()) {
+    auto type = dyn_cast<ShapedType>(input.getType());
+    Type inputElement = getElementTypeOrSelf(input.getType());
+    if (type && type.hasStaticShape() && inputElement.isIntOrFloat())
+      footprint += saturatingMul(
+          type.getNumElements(),
+          llvm::divideCeil(inputElement.getIntOrFloatBitWidth(), 8));
+  }
   if (footprint < kMinStagedFootprintBytes)
     return 0;
   if (plan.kind == StrategyKind::Elementwise) {
