@@ -14,13 +14,13 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir {
@@ -218,15 +218,8 @@ static bool dependsOn(ValueRange values, Value iv,
 /// Whether `memref` is a view of a buffer on the stack (a staged output
 /// block, einsum-vectorize): its lines stay in L1 between its stores.
 static bool isOnStack(Value memref) {
-  while (Operation *def = memref.getDefiningOp()) {
-    if (isa<memref::AllocaOp>(def))
-      return true;
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      return false;
-    memref = view.getViewSource();
-  }
-  return false;
+  return memref::skipViewLikeOps(cast<MemrefValue>(memref))
+      .getDefiningOp<memref::AllocaOp>();
 }
 
 struct EinsumPrefetchStoresPass

@@ -33,26 +33,6 @@ using namespace mlir;
 /// Bytes of a cache line: each non-temporal store writes one whole.
 static constexpr int64_t kLineBytes = 64;
 
-/// The number of trailing dimensions of `type` (static shape and strides)
-/// that are contiguous, innermost first: 0 where the innermost stride is
-/// not 1.
-static unsigned getContiguousDims(MemRefType type) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return 0;
-  ArrayRef<int64_t> shape = type.getShape();
-  unsigned dims = 0;
-  int64_t expected = 1;
-  for (int64_t i = type.getRank() - 1; i >= 0; --i) {
-    if (ShapedType::isDynamic(strides[i]) || strides[i] != expected)
-      break;
-    ++dims;
-    expected *= shape[i];
-  }
-  return dims;
-}
-
 /// The run of `memref` (rank `rank`) at `outer` (indices of its leading
 /// dimensions) along its trailing `rank - outer.size()` dimensions, which
 /// must be contiguous: a 1-D view of the run's elements.
@@ -105,12 +85,13 @@ static void lowerStreamCopy(RewriterBase &rewriter, linalg::CopyOp copy) {
   unsigned bits = elementType && elementType.isIntOrFloat()
                       ? elementType.getIntOrFloatBitWidth()
                       : 0;
-  unsigned inner = 0;
+  int64_t inner = 0;
   if (source && target && source.hasStaticShape() &&
       source.getShape() == target.getShape() && source.getRank() > 0 &&
       elementType == target.getElementType() && bits % 8 == 0 && bits > 0 &&
       kLineBytes % (bits / 8) == 0)
-    inner = std::min(getContiguousDims(source), getContiguousDims(target));
+    inner = std::min(source.getNumContiguousTrailingDims(),
+                     target.getNumContiguousTrailingDims());
   if (inner == 0) {
     // Not ours to lower: a plain copy.
     rewriter.modifyOpInPlace(
