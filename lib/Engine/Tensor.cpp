@@ -19,6 +19,7 @@
 #include <cstring>
 #include <random>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -193,13 +194,23 @@ mlir::einsum::getDenseByteSize(ElementType type,
   return bytes;
 }
 
-/// A zeroed, aligned buffer of at least `bytes` (never null), or null.
+/// A zeroed, aligned buffer of at least `bytes` (never null), or null; on
+/// huge pages from kHugePageBytes on.
 static void *allocateBuffer(uint64_t bytes) {
-  bytes = std::max<uint64_t>(bytes, kBufferAlignment);
-  bytes = (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
-  void *p = std::aligned_alloc(kBufferAlignment, bytes);
-  if (p)
-    std::memset(p, 0, bytes);
+  uint64_t alignment =
+      bytes >= kHugePageBytes ? kHugePageBytes : kBufferAlignment;
+  bytes = std::max<uint64_t>(bytes, alignment);
+  bytes = (bytes + alignment - 1) / alignment * alignment;
+  void *p = std::aligned_alloc(alignment, bytes);
+  if (!p)
+    return nullptr;
+#ifdef MADV_HUGEPAGE
+  // Advice only: where transparent huge pages are off, 4 KiB pages back the
+  // buffer as before.
+  if (alignment == kHugePageBytes)
+    (void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  std::memset(p, 0, bytes);
   return p;
 }
 

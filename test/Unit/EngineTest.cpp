@@ -200,4 +200,18 @@ TEST(Reference, MatchesHandComputedValues) {
   EXPECT_EQ(bad.message, "element 2 is 9, expected 8");
 }
 
+TEST(HostTensor, LargeBuffersStartOnHugePages) {
+  // 3 MiB: on a huge page boundary, zeroed to its end.
+  HostTensor large(ElementType::F32, {1024, 768});
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(large.data()) % kHugePageBytes, 0u);
+  const auto *bytes = static_cast<const unsigned char *>(large.data());
+  EXPECT_EQ(bytes[0], 0);
+  EXPECT_EQ(bytes[1024 * 768 * 4 - 1], 0);
+  // Just under 2 MiB: the usual 64-byte alignment.
+  HostTensor small(ElementType::F64, {1023, 256});
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small.data()) % kBufferAlignment, 0u);
+  HostTensor empty(ElementType::F32, {0, 5});
+  EXPECT_NE(empty.data(), nullptr);
+}
+
 } // namespace

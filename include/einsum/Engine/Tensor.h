@@ -66,6 +66,13 @@ llvm::SmallVector<int64_t> getRowMajorStrides(llvm::ArrayRef<int64_t> shape);
 /// vectorized kernels down.
 constexpr size_t kBufferAlignment = 64;
 
+/// Buffers of at least this size start on a huge page (2 MiB on x86-64 and
+/// AArch64 Linux) and, on Linux, ask for transparent huge pages
+/// (madvise(MADV_HUGEPAGE), as numpy does for its arrays): kernels whose
+/// stores spread over many 4 KiB pages (large outputs of short contractions)
+/// otherwise miss the TLB on most of them.
+constexpr size_t kHugePageBytes = size_t(2) << 20;
+
 /// A dense, row-major tensor on the host.
 class HostTensor {
 public:
