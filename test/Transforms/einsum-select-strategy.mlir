@@ -4,18 +4,19 @@
 // RUN: einsum-opt %s -einsum-to-linalg-pipeline '-einsum-select-strategy=vector-bits=256 vector-registers=32' -split-input-file | FileCheck %s --check-prefix=ZEN4
 
 // Loops of the generic: (i, j, k) = (M, K, N). The register tile is 8 rows x
-// two vectors of 16 f32, reductions last; cache tiles M 256, K 256, N 128.
+// two vectors of 16 f32, reductions last; cache tiles M 256, K 512 (all of
+// it: up to 1024 steps), N 128.
 // B's rows are 2 KiB apart: it is read in place.
 // CHECK-LABEL: func.func @gemm
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [256, 256, 128], register = [8, 1, 32]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [256, 512, 128], register = [8, 1, 32]>
 // AVX2-LABEL: func.func @gemm
 // AVX2: linalg.generic
-// AVX2-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [252, 256, 128], register = [6, 1, 16]>
+// AVX2-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [252, 512, 128], register = [6, 1, 16]>
 // With 32 registers, 8 rows of two 8-lane vectors.
 // ZEN4-LABEL: func.func @gemm
 // ZEN4: linalg.generic
-// ZEN4-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [256, 256, 128], register = [8, 1, 16]>
+// ZEN4-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [256, 512, 128], register = [8, 1, 16]>
 func.func @gemm(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x512xf32> {
   %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<512x512xf32>, tensor<512x512xf32>
   return %r : tensor<512x512xf32>
@@ -28,6 +29,7 @@ func.func @gemm(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x
 // the product gets a loop for the panel (d3, outermost, cache-blocked by 16
 // panels: 512 columns, as N's cache tile is without panels) and writes an
 // expand_shape of its output, filled in that shape (panels of 16 with AVX2).
+// The 2048 reduction steps are tiled by 1024.
 // CHECK-DAG: #[[$PANEL_MAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d1, d2)>
 // CHECK-DAG: #[[$OUT_MAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
 // CHECK-LABEL: func.func @gemm_panels
@@ -45,7 +47,7 @@ func.func @gemm(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x
 // CHECK-SAME: indexing_maps = [#{{.*}}, #[[$PANEL_MAP]], #[[$OUT_MAP]]]
 // CHECK-SAME: iterator_types = ["parallel", "reduction", "parallel", "parallel"]
 // CHECK-SAME: ins(%[[A]], %[[PANELS]] : tensor<1024x2048xf32>, tensor<32x2048x32xf32>) outs(%[[FILL]] : tensor<1024x32x32xf32>)
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [3, 0, 2, 1], cache = [256, 256, 32, 16], register = [8, 1, 32, 1]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [3, 0, 2, 1], cache = [256, 1024, 32, 16], register = [8, 1, 32, 1]>
 // CHECK: %[[C:.*]] = tensor.collapse_shape %[[PRODUCT]] {{\[}}[0], [1, 2]] : tensor<1024x32x32xf32> into tensor<1024x1024xf32>
 // CHECK: return %[[C]]
 // AVX2-LABEL: func.func @gemm_panels
@@ -103,7 +105,7 @@ func.func @bmm_nt_panels(%a: tensor<2x512x64xf32>, %b: tensor<2x1024x64xf32>) ->
 // tile. B's rows are 2 KiB apart: no panels.
 // CHECK-LABEL: func.func @gemm_out_t
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [2, 0, 1], cache = [128, 256, 256], register = [32, 1, 8]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [2, 0, 1], cache = [128, 512, 256], register = [32, 1, 8]>
 func.func @gemm_out_t(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x512xf32> {
   %r = einsum.contract "ij,jk->ki"(%a, %b) : tensor<512x512xf32>, tensor<512x512xf32>
   return %r : tensor<512x512xf32>
@@ -120,7 +122,7 @@ func.func @gemm_out_t(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tenso
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [32, 32, 1024]
 // CHECK: linalg.generic
 // CHECK-SAME: outs(%{{.*}} : tensor<32x32x1024xf32>)
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [3, 2, 0, 1], cache = [32, 256, 256, 16], register = [32, 1, 8, 1]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [3, 2, 0, 1], cache = [32, 1024, 256, 16], register = [32, 1, 8, 1]>
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<32x32x1024xf32> into tensor<1024x1024xf32>
 func.func @gemm_out_t_panels(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
   %r = einsum.contract "ij,jk->ki"(%a, %b) : tensor<1024x1024xf32>, tensor<1024x1024xf32>
@@ -139,7 +141,7 @@ func.func @gemm_out_t_panels(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32
 // CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [64, 64], register = [16, 16]>
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%[[A]], %[[PACKED]] : tensor<1024x512xf32>, tensor<512x256xf32>)
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [256, 256, 128], register = [8, 1, 32]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [256, 512, 128], register = [8, 1, 32]>
 func.func @gemm_nt(%a: tensor<1024x512xf32>, %b: tensor<256x512xf32>) -> tensor<1024x256xf32> {
   %r = einsum.contract "ij,kj->ik"(%a, %b) : tensor<1024x512xf32>, tensor<256x512xf32>
   return %r : tensor<1024x256xf32>
@@ -183,7 +185,7 @@ func.func @bmm_f64(%a: tensor<8x64x64xf64>, %b: tensor<8x64x64xf64>) -> tensor<8
 // CHECK-SAME: einsum.strategy = #einsum.strategy<elementwise
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%[[A]], %[[PACKED]] :
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2, 5, 3, 4], cache = [24, 16, 48, 4, 48, 64], register = [1, 1, 8, 1, 1, 32]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2, 5, 3, 4], cache = [24, 16, 48, 16, 48, 64], register = [1, 1, 8, 1, 1, 32]>
 func.func @tc(%a: tensor<48x48x48x48xf32>, %b: tensor<48x48x48x48xf32>) -> tensor<48x48x48x48xf32> {
   %r = einsum.contract "abcd,dbef->aecf"(%a, %b) : tensor<48x48x48x48xf32>, tensor<48x48x48x48xf32>
   return %r : tensor<48x48x48x48xf32>
@@ -201,7 +203,7 @@ func.func @tc(%a: tensor<48x48x48x48xf32>, %b: tensor<48x48x48x48xf32>) -> tenso
 // CHECK-NOT: einsum.strategy
 // CHECK-SAME: einsum.runtime_broadcast
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [256, 256, 128], register = [8, 1, 32]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 2, 1], cache = [256, 1024, 128], register = [8, 1, 32]>
 func.func @dynamic(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<?x?xf32>, tensor<?x?xf32>
   return %r : tensor<?x?xf32>
@@ -238,7 +240,7 @@ func.func @sum_jk(%a: tensor<64x64x64xf32>) -> tensor<64xf32> {
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [128, 8, 512]
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%[[PANELS]], %[[B]] : tensor<128x2048x8xf32>, tensor<2048x512xf32>)
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [3, 0, 2, 1], cache = [8, 256, 128, 32], register = [8, 1, 32, 1]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [3, 0, 2, 1], cache = [8, 1024, 128, 32], register = [8, 1, 32, 1]>
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<128x8x512xf32> into tensor<1024x512xf32>
 func.func @gemm_tn_panels(%a: tensor<2048x1024xf32>, %b: tensor<2048x512xf32>) -> tensor<1024x512xf32> {
   %r = einsum.contract "ji,jk->ik"(%a, %b) : tensor<2048x1024xf32>, tensor<2048x512xf32>
@@ -262,7 +264,8 @@ func.func @a_panels(%a: tensor<16x64x8xf32>, %b: tensor<64x128xf32>) -> tensor<1
 
 // No rows of its own: the register tile spans 8 vectors of N (l, 128) so
 // that B is streamed once, row by row. The reductions j and k, adjacent in
-// both inputs, are one loop (i, jk, l).
+// both inputs, are one loop (i, jk, l), tiled by 256 (a product with M rows
+// gets reduction tiles of up to 1024: @gemm_panels).
 // CHECK-LABEL: func.func @stream_b
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<64x64xf32> into tensor<4096xf32>
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3]] : tensor<16x64x64x128xf32> into tensor<16x4096x128xf32>
@@ -668,11 +671,11 @@ func.func @rows_apart_long_row(%a: tensor<24x61x16xf32>, %b: tensor<16x61x5003xf
 
 // -----
 
-// A reduction tile of 256 leaves no room for more than 128 columns of N.
+// A reduction tile of 512 leaves no room for more than 128 columns of N.
 // CHECK-LABEL: func.func @rows_apart_long_reduction
 // CHECK: linalg.generic
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [24, 1, 256, 128], register = [8, 1, 1, 32]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [24, 1, 512, 128], register = [8, 1, 1, 32]>
 func.func @rows_apart_long_reduction(%a: tensor<24x61x512xf32>, %b: tensor<512x61x301xf32>) -> tensor<24x61x301xf32> {
   %r = einsum.contract "mbk,kbn->mbn"(%a, %b) : tensor<24x61x512xf32>, tensor<512x61x301xf32>
   return %r : tensor<24x61x301xf32>
