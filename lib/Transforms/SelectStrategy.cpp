@@ -855,23 +855,35 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
 /// memory. From those sizes, each tile of the outermost loops computes its
 /// block of the output in a buffer on the stack, which is then streamed out
 /// in whole lines (einsum-stream-copies): blocks that are contiguous in the
-/// output, of at most kMaxStageBytes (in L1 and L2 while they are written),
-/// or kMaxShortStageBytes over at most kMaxShortStagedDepth steps.
+/// output, of at most kMaxStageBytes (in L2 while they are written), or
+/// kMaxShortStageBytes over at most kMaxShortStagedDepth steps.
 ///
 /// Measured on a Zen 4 (1 thread, A/B against writing in place, two sets of
 /// 3 interleaved runs) on the 80 contractions of 8 and 16 steps from the
 /// generated suites (seeds 14-21) that have such a block: contiguous blocks
 /// of up to 64 KiB ran 1.15x on the geomean over 8 steps (18 cases) and
-/// 1.19x over 16 (10); larger ones up to 542 KB 1.30x over 8 steps (6),
-/// 1.00x over 16 (15). Blocks of rows apart in the output (runs of 1-9 KB)
-/// ran 0.87-0.95x: not staged. The gain is the streaming stores': the same
-/// blocks copied out with ordinary stores ran 0.61x (17 cases of 8 steps),
-/// a burst of stores whose lines are all read first.
-static constexpr int64_t kMaxStagedDepth = 16;
+/// 1.19x over 16 (10); larger ones up to 542 KB 1.30x over 8 steps (6).
+/// Blocks of rows apart in the output (runs of 1-9 KB) ran 0.87-0.95x: not
+/// staged. The gain is the streaming stores': the same blocks copied out
+/// with ordinary stores ran 0.61x (17 cases of 8 steps), a burst of stores
+/// whose lines are all read first.
+///
+/// Over 9 to 24 steps (with huge pages for the operands), blocks of up to
+/// 256 KiB ran 1.11x on the 39 contractions of 16 and 24 steps of seeds
+/// 14-31 that they newly stage, and 1.11x on the 29 of seeds 32-41 (0.83x
+/// to 1.52x), but only where the rows of a register tile are
+/// kMinStagedRowBytes or more apart in the output: rows closer than that
+/// (outputs whose last dims are 13 to 21 wide) make each tile's stores one
+/// short contiguous run, which the stores in place already write well, and
+/// staging them ran 0.82-0.88x (4 cases). Over 8 steps they still gain:
+/// the 22 such contractions staged before ran 0.96x written in place. On
+/// two threads the suite's three newly staged 24-step ones ran 1.20-1.29x.
+static constexpr int64_t kMaxStagedDepth = 24;
 static constexpr int64_t kMaxShortStagedDepth = 8;
 static constexpr int64_t kMinStagedOutputBytes = 8 << 20;
-static constexpr int64_t kMaxStageBytes = 64 << 10;
+static constexpr int64_t kMaxStageBytes = 256 << 10;
 static constexpr int64_t kMaxShortStageBytes = 512 << 10;
+static constexpr int64_t kMinStagedRowBytes = 256;
 /// The operands and output of a staged op: all of them in the last-level
 /// cache (32 MiB on a Zen 4 CCD), the output stays there between calls, and
 /// streaming it out to memory loses (every staged contraction measured had
@@ -903,6 +915,28 @@ static std::pair<int64_t, bool> getBlock(const LoopInfo &info,
     partial = partial || extents[dim] != info.ranges[dim];
   }
   return {elements, contiguous};
+}
+
+/// The fewest bytes between two rows of `plan`'s register tile in the
+/// output (`outMap` into `shape`): the least stride of the register-tiled
+/// loops other than the output's contiguous one; std::nullopt for a tile of
+/// one row.
+static std::optional<int64_t> getRowStrideBytes(const LoopInfo &info,
+                                                const Plan &plan,
+                                                AffineMap outMap,
+                                                ArrayRef<int64_t> shape,
+                                                int64_t elementBytes) {
+  std::optional<int64_t> rowStride;
+  for (auto [position, expr] : llvm::enumerate(outMap.getResults())) {
+    unsigned loop = cast<AffineDimExpr>(expr).getPosition();
+    if (plan.registerTiles[loop] <= 1 || loop == info.contiguousLoop.back())
+      continue;
+    int64_t stride = elementBytes;
+    for (int64_t size : shape.drop_front(position + 1))
+      stride = saturatingMul(stride, size);
+    rowStride = std::min(rowStride.value_or(stride), stride);
+  }
+  return rowStride;
 }
 
 /// The number of leading loops of `plan`'s order whose cache tiles each
@@ -984,6 +1018,11 @@ static int64_t chooseStage(linalg::GenericOp op, const LoopInfo &info,
     if (info.isReduction[loop])
       depth = saturatingMul(depth, info.ranges[loop]);
   if (depth > kMaxStagedDepth)
+    return 0;
+  std::optional<int64_t> rowStride = getRowStrideBytes(
+      info, plan, outMap, outType.getShape(), elementBytes);
+  if (depth > kMaxShortStagedDepth && rowStride &&
+      *rowStride < kMinStagedRowBytes)
     return 0;
   int64_t maxBlockBytes =
       depth <= kMaxShortStagedDepth ? kMaxShortStageBytes : kMaxStageBytes;

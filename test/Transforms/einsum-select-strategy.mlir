@@ -562,14 +562,14 @@ func.func @folded_rows(%a: tensor<24x164x263xf32>, %b: tensor<164x13x12x24xf32>)
 // -----
 
 // Rows of 20 (16 + 4: 62% of 32 lanes) fold 3 at a time into 64 lanes
-// (94%); B packed [s, l, k, v]. Loops: s, k, o, l, v. The 60 MB output,
-// over 16 steps, is staged in blocks of 6 x 127 x 20 (one tile of s, k and
-// o, 60 KiB).
+// (94%); B packed [s, l, k, v]. Loops: s, k, o, l, v. The 60 MB output over
+// 16 steps is written in place, not staged: the tile's rows of o are 80
+// bytes apart, so each tile's stores are one short run.
 // CHECK-LABEL: func.func @folded_long_rows
 //       CHECK:   linalg.generic
 //  CHECK-SAME:     outs(%{{.*}} : tensor<250x16x24x20xf32>)
 //       CHECK:   linalg.generic
-//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 2, 1, 4, 3], cache = [1, 6, 132, 16, 20], register = [1, 3, 6, 1, 20], stage = 3>
+//  CHECK-SAME:     #einsum.strategy<contract, order = [0, 2, 1, 4, 3], cache = [1, 6, 132, 16, 20], register = [1, 3, 6, 1, 20]>
 func.func @folded_long_rows(%a: tensor<250x16x127xf32>, %b: tensor<20x24x250x16xf32>) -> tensor<250x24x127x20xf32> {
   %r = einsum.contract "slo,vksl->skov"(%a, %b) : tensor<250x16x127xf32>, tensor<20x24x250x16xf32>
   return %r : tensor<250x24x127x20xf32>
@@ -792,8 +792,43 @@ func.func @staged_short_reduction(%a: tensor<3170x7x8x8xf32>, %b: tensor<7x3170x
 
 // -----
 
-// The same over 32 steps: the products, not the output's writes, take the
-// time, and the output is written in place.
+// 24 reduction steps into a 46 MB output whose register tiles' rows (v)
+// are 548 bytes apart: each a computes its 88 KiB block (v, k) on the
+// stack, streamed out in whole lines.
+// CHECK-LABEL: func.func @staged_24_steps
+// CHECK: #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 168, 24, 128], register = [1, 8, 1, 32], stage = 1>
+// AVX2-LABEL: func.func @staged_24_steps
+// AVX2: #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 162, 24, 128], register = [1, 6, 1, 16], stage = 1>
+// ZEN4-LABEL: func.func @staged_24_steps
+// ZEN4: #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 168, 24, 128], register = [1, 8, 1, 16], stage = 1>
+func.func @staged_24_steps(%a: tensor<24x524x162xf32>, %b: tensor<24x524x137xf32>) -> tensor<524x162x137xf32> {
+  %r = einsum.contract "rav,rak->avk"(%a, %b) : tensor<24x524x162xf32>, tensor<24x524x137xf32>
+  return %r : tensor<524x162x137xf32>
+}
+
+// -----
+
+// 24 steps into a 45 MB output, but the rows of its register tiles (b) are
+// 76 bytes apart (rows of z, 19 wide): each tile's stores are one run of
+// about 600 bytes, which the stores in place write well, and it is not
+// staged (it would be with rows 256 bytes or more apart).
+// CHECK-LABEL: func.func @unstaged_close_rows
+// CHECK: linalg.generic
+// CHECK-NOT: stage =
+// CHECK: return
+// ZEN4-LABEL: func.func @unstaged_close_rows
+// ZEN4: linalg.generic
+// ZEN4-NOT: stage =
+// ZEN4: return
+func.func @unstaged_close_rows(%a: tensor<19x279x15x24xf32>, %b: tensor<279x140x24xf32>) -> tensor<279x15x140x19xf32> {
+  %r = einsum.contract "zohd,obd->ohbz"(%a, %b) : tensor<19x279x15x24xf32>, tensor<279x140x24xf32>
+  return %r : tensor<279x15x140x19xf32>
+}
+
+// -----
+
+// @staged_short_reduction's contraction over 32 steps: the products, not
+// the output's writes, take the time, and the output is written in place.
 // CHECK-LABEL: func.func @unstaged_longer_reduction
 // CHECK: linalg.generic
 // CHECK-NOT: stage =
