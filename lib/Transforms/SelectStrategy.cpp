@@ -878,12 +878,26 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
 /// staging them ran 0.82-0.88x (4 cases). Over 8 steps they still gain:
 /// the 22 such contractions staged before ran 0.96x written in place. On
 /// two threads the suite's three newly staged 24-step ones ran 1.20-1.29x.
+///
+/// Where the plan's cache tiles make no block (a tile that does not divide
+/// its loop, a block too large or not contiguous), the staged loops get
+/// tiles of their own (1 for the outer ones, as many register tiles of the
+/// last as fit the bound, its last tile partial). Those blocks gain only
+/// where the register tile's rows are at most kMaxStagedRowBytes apart: on
+/// the 83 contractions of seeds 14-31 that they stage, rows up to 2 KiB
+/// apart ran 1.18x (33 cases, 0.59x to 2.17x) and rows further apart 0.90x
+/// (50 cases: 8 parallel row streams, which the stores in place already
+/// write well).
+/// With that bound over 9 to 24 steps for both kinds of blocks, the 37
+/// contractions of seeds 32-41 whose schedule changed ran 1.08x on one
+/// thread (0.74x to 1.64x) and 1.07x on two.
 static constexpr int64_t kMaxStagedDepth = 24;
 static constexpr int64_t kMaxShortStagedDepth = 8;
 static constexpr int64_t kMinStagedOutputBytes = 8 << 20;
 static constexpr int64_t kMaxStageBytes = 256 << 10;
 static constexpr int64_t kMaxShortStageBytes = 512 << 10;
 static constexpr int64_t kMinStagedRowBytes = 256;
+static constexpr int64_t kMaxStagedRowBytes = 2048;
 /// The operands and output of a staged op: all of them in the last-level
 /// cache (32 MiB on a Zen 4 CCD), the output stays there between calls, and
 /// streaming it out to memory loses (every staged contraction measured had
@@ -942,7 +956,9 @@ static std::optional<int64_t> getRowStrideBytes(const LoopInfo &info,
 /// The number of leading loops of `plan`'s order whose cache tiles each
 /// write one staged block of `op`'s output, or 0 (see kMaxStagedDepth): the
 /// fewest whose block is contiguous and small enough, all of them parallel
-/// and split evenly by their tiles. An outer product (an `elementwise` plan
+/// and split evenly by their tiles; else the fewest that make such a block
+/// with tiles of their own, which become their cache tiles (see
+/// kMaxStagedRowBytes). An outer product (an `elementwise` plan
 /// without reductions or blocked loops, whose operands are a
 /// kMinOuterProductRatio-th of its output or less) gets cache tiles for it:
 /// 1 for the outer loops, then as many steps of the next as keep the block
@@ -1021,27 +1037,62 @@ static int64_t chooseStage(linalg::GenericOp op, const LoopInfo &info,
     return 0;
   std::optional<int64_t> rowStride = getRowStrideBytes(
       info, plan, outMap, outType.getShape(), elementBytes);
-  if (depth > kMaxShortStagedDepth && rowStride &&
-      *rowStride < kMinStagedRowBytes)
+  bool nearRows = !rowStride || *rowStride <= kMaxStagedRowBytes;
+  if (depth > kMaxShortStagedDepth &&
+      (!nearRows || (rowStride && *rowStride < kMinStagedRowBytes)))
     return 0;
   int64_t maxBlockBytes =
       depth <= kMaxShortStagedDepth ? kMaxShortStageBytes : kMaxStageBytes;
-  // The extent of each loop's tile within one staged block.
+  // The plan's cache tiles, where they make a block: the extent of each
+  // loop's tile within one staged block.
   SmallVector<int64_t> extents(info.ranges);
   for (auto [position, loop] : llvm::enumerate(plan.order)) {
     int64_t range = info.ranges[loop];
     int64_t tile = plan.cache[loop];
     if (info.isReduction[loop])
-      return 0;
+      break;
     if (tile != 0 && tile < range) {
       if (range % tile != 0)
-        return 0;
+        break;
       extents[loop] = tile;
     }
     auto [blockElements, contiguous] = getBlock(info, outMap, extents);
     int64_t blockBytes = saturatingMul(blockElements, elementBytes);
-    if (blockBytes < outBytes && blockBytes <= maxBlockBytes)
-      return contiguous ? position + 1 : 0;
+    if (blockBytes < outBytes && blockBytes <= maxBlockBytes) {
+      if (contiguous)
+        return position + 1;
+      break;
+    }
+  }
+  if (!nearRows)
+    return 0;
+  // Else tiles of their own: each loop of the order the fewest steps (its
+  // register tile), until one fits as many whole register tiles as keep the
+  // block within the bound; its last tile may be partial (written in place,
+  // einsum-vectorize).
+  extents.assign(info.ranges.begin(), info.ranges.end());
+  for (auto [position, loop] : llvm::enumerate(plan.order)) {
+    if (info.isReduction[loop])
+      return 0;
+    int64_t registerTile = std::max<int64_t>(1, plan.registerTiles[loop]);
+    extents[loop] = 1;
+    int64_t stepBytes =
+        saturatingMul(getBlock(info, outMap, extents).first, elementBytes);
+    if (stepBytes <= 0)
+      return 0;
+    int64_t tile = maxBlockBytes / stepBytes / registerTile * registerTile;
+    if (tile == 0) {
+      extents[loop] = registerTile;
+      continue;
+    }
+    extents[loop] = std::min(tile, info.ranges[loop]);
+    auto [blockElements, contiguous] = getBlock(info, outMap, extents);
+    if (!contiguous ||
+        saturatingMul(blockElements, elementBytes) >= outBytes)
+      return 0;
+    for (int64_t staged : ArrayRef(plan.order).take_front(position + 1))
+      plan.cache[staged] = extents[staged];
+    return position + 1;
   }
   return 0;
 }

@@ -224,24 +224,50 @@ static bool isFusablePack(linalg::GenericOp copy, linalg::GenericOp contraction,
          reuse >= kMinPackReuse && deepEnough;
 }
 
+/// Folds the sizes of the tiles in `nests` (loop nests just peeled) into
+/// their types, so that each copy of a tile has static sizes; only these
+/// nests, whose single-iteration partial loops are inlined: the other ops of
+/// the function are not this op's to rewrite yet. Marked tiles keep their
+/// markers.
+static void foldPeeledNests(RewriterBase &rewriter, ArrayRef<Operation *> nests,
+                            const FrozenRewritePatternSet &canonicalization) {
+  SmallVector<Operation *> nestOps;
+  for (Operation *nest : nests)
+    nest->walk([&](Operation *nested) { nestOps.push_back(nested); });
+  (void)applyOpPatternsGreedily(
+      nestOps, canonicalization,
+      GreedyRewriteConfig().setStrictness(
+          GreedyRewriteStrictness::ExistingAndNewOps));
+}
+
+/// Marks the last tile of a staged loop whose tiles do not divide it while
+/// it is peeled: that tile is written in place.
+static constexpr StringLiteral kStageRemainderMarker =
+    "__einsum_stage_remainder__";
+
 /// Tiles the first `stage` loops of `op` (interchanged into the strategy's
 /// order) with their cache tiles and computes each tile's block of the output
 /// into a buffer on the stack, allocated once before the loops: the block's
 /// fill, accumulations and stores stay in L1 (or L2), and a linalg.copy
 /// marked kStreamCopyAttrName moves the finished block to the output, which
-/// einsum-stream-copies makes whole lines of non-temporal stores. Returns the
-/// op of one block, to be tiled further, with the cache tiles of the staged
-/// loops spent; failure (nothing changed) where the staged loops are not
-/// parallel, static and split evenly, or the op reads its output other than
+/// einsum-stream-copies makes whole lines of non-temporal stores. One staged
+/// loop may end in a partial tile: that last tile is peeled and written in
+/// place. Returns the ops to tile further, with the cache tiles of the
+/// staged loops spent: the op of one block, then that of the partial tile if
+/// any; failure (nothing changed) where the staged loops are not parallel
+/// and static (a thread's part of dynamic size tiled by 1 aside), more than
+/// one of them ends in a partial tile, or the op reads its output other than
 /// through a fill of its own (a contraction's is fused into the tiles).
-static FailureOr<linalg::GenericOp>
+static FailureOr<SmallVector<linalg::GenericOp>>
 stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
-            MutableArrayRef<int64_t> cacheTiles, int64_t stage) {
+            MutableArrayRef<int64_t> cacheTiles, int64_t stage,
+            const FrozenRewritePatternSet &canonicalization) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   if (stage > static_cast<int64_t>(ranges.size()) || op.getNumDpsInits() != 1)
     return failure();
   SmallVector<int64_t> sizes(ranges.size(), 0);
+  std::optional<int64_t> partialLoop;
   for (int64_t loop = 0; loop < stage; ++loop) {
     // (A loop of dynamic size, the part of one thread, is tiled by 1.)
     int64_t size = cacheTiles[loop];
@@ -254,8 +280,11 @@ stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
     }
     if (size == 0 || size >= ranges[loop])
       continue;
-    if (ranges[loop] % size != 0)
-      return failure();
+    if (ranges[loop] % size != 0) {
+      if (partialLoop)
+        return failure();
+      partialLoop = loop;
+    }
     sizes[loop] = size;
   }
   auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
@@ -274,79 +303,125 @@ stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
   if (ShapedType::isDynamicShape(blockShape))
     return failure();
 
+  // The last tile of the partial loop, if any, has a buffer of its shape.
+  SmallVector<SmallVector<int64_t>> shapes = {blockShape};
+  if (partialLoop) {
+    SmallVector<int64_t> lastShape(blockShape);
+    unsigned dim = *outMap.getResultPosition(
+        rewriter.getAffineDimExpr(static_cast<unsigned>(*partialLoop)));
+    lastShape[dim] = ranges[*partialLoop] % sizes[*partialLoop];
+    shapes.push_back(lastShape);
+  }
+
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  auto buffer = memref::AllocaOp::create(
-      rewriter, loc, MemRefType::get(blockShape, outType.getElementType()),
-      rewriter.getI64IntegerAttr(64));
+  SmallVector<Value> buffers;
+  for (ArrayRef<int64_t> shape : shapes)
+    buffers.push_back(memref::AllocaOp::create(
+        rewriter, loc, MemRefType::get(shape, outType.getElementType()),
+        rewriter.getI64IntegerAttr(64)));
+  auto eraseBuffers = [&] {
+    for (Value buffer : buffers)
+      rewriter.eraseOp(buffer.getDefiningOp());
+  };
   auto tiled = fill ? tileFusingFill(rewriter, op, sizes, /*registerTile=*/false)
                     : tile(rewriter, op, sizes);
   if (failed(tiled)) {
-    rewriter.eraseOp(buffer);
+    eraseBuffers();
     return failure();
   }
-  linalg::GenericOp block = tiled->first;
   for (int64_t loop = 0; loop < stage; ++loop)
     cacheTiles[loop] = 0;
-  // The op that initializes the block: its fill, or the block's op itself.
-  Operation *initializer = block;
-  if (fill)
-    initializer = block.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
-  auto dps = dyn_cast_or_null<DestinationStyleOpInterface>(initializer);
-  auto slice = dps ? dps.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>()
-                   : tensor::ExtractSliceOp();
-  if (!slice || slice.getResultType().getShape() != ArrayRef(blockShape)) {
-    // Tiled but not staged: still a correct schedule.
-    rewriter.eraseOp(buffer);
-    return block;
+  SmallVector<linalg::GenericOp> ops = {tiled->first};
+  if (partialLoop) {
+    // Peeled: the main loop's tiles fold to the block's shape, the last one
+    // to its own.
+    unsigned index = llvm::count_if(ArrayRef(sizes).take_front(*partialLoop),
+                                    [](int64_t size) { return size != 0; });
+    scf::ForOp loop = tiled->second[index];
+    scf::ForOp outermost = tiled->second.front();
+    Operation *scope = outermost->getParentOp();
+    tiled->first->setAttr(kCacheTileMarker, rewriter.getUnitAttr());
+    scf::ForOp partial;
+    if (succeeded(scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial))) {
+      partial->walk([&](linalg::GenericOp tile) {
+        if (tile->removeAttr(kCacheTileMarker))
+          tile->setAttr(kStageRemainderMarker, rewriter.getUnitAttr());
+      });
+      SmallVector<Operation *> nests = {outermost};
+      if (loop == outermost)
+        nests.push_back(partial);
+      foldPeeledNests(rewriter, nests, canonicalization);
+    }
+    ops.clear();
+    SmallVector<linalg::GenericOp> last;
+    scope->walk([&](linalg::GenericOp tile) {
+      if (tile->removeAttr(kCacheTileMarker))
+        ops.push_back(tile);
+      else if (tile->removeAttr(kStageRemainderMarker))
+        last.push_back(tile);
+    });
+    ops.append(last);
   }
-  rewriter.setInsertionPoint(initializer);
-  Value staged = bufferization::ToTensorOp::create(
-      rewriter, loc, slice.getResultType(), buffer.getResult(),
-      /*restrict=*/true, /*writable=*/true);
-  rewriter.modifyOpInPlace(
-      initializer, [&] { dps.getDpsInitsMutable()[0].set(staged); });
-  rewriter.setInsertionPointAfter(block);
-  auto copy = linalg::CopyOp::create(rewriter, loc, block.getResult(0),
-                                     slice.getResult());
-  copy->setAttr(kStreamCopyAttrName, rewriter.getUnitAttr());
-  rewriter.replaceAllUsesExcept(block.getResult(0), copy.getResult(0), copy);
-  return block;
+
+  // Each tile op computes into the buffer of its shape (the op that
+  // initializes its slice of the output, its fill or itself, now initializes
+  // the buffer), which a marked copy then moves to that slice.
+  struct Staged {
+    linalg::GenericOp tile;
+    DestinationStyleOpInterface initializer;
+    tensor::ExtractSliceOp slice;
+    Value buffer;
+  };
+  SmallVector<Staged> staged;
+  for (linalg::GenericOp tileOp : ops) {
+    Operation *initializer = tileOp;
+    if (fill)
+      initializer = tileOp.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+    auto dps = dyn_cast_or_null<DestinationStyleOpInterface>(initializer);
+    auto slice =
+        dps ? dps.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>()
+            : tensor::ExtractSliceOp();
+    if (!slice || staged.size() >= buffers.size() ||
+        slice.getResultType().getShape() !=
+            cast<MemRefType>(buffers[staged.size()].getType()).getShape())
+      break;
+    staged.push_back({tileOp, dps, slice, buffers[staged.size()]});
+  }
+  if (staged.size() != ops.size() || ops.size() != buffers.size()) {
+    // Tiled but not staged: still a correct schedule.
+    eraseBuffers();
+    return ops;
+  }
+  for (Staged &block : staged) {
+    rewriter.setInsertionPoint(block.initializer);
+    Value tensor = bufferization::ToTensorOp::create(
+        rewriter, loc, block.slice.getResultType(), block.buffer,
+        /*restrict=*/true, /*writable=*/true);
+    rewriter.modifyOpInPlace(block.initializer, [&] {
+      block.initializer.getDpsInitsMutable()[0].set(tensor);
+    });
+    rewriter.setInsertionPointAfter(block.tile);
+    auto copy = linalg::CopyOp::create(rewriter, loc, block.tile.getResult(0),
+                                       block.slice.getResult());
+    copy->setAttr(kStreamCopyAttrName, rewriter.getUnitAttr());
+    rewriter.replaceAllUsesExcept(block.tile.getResult(0), copy.getResult(0),
+                                  copy);
+  }
+  return ops;
 }
 
-/// Tiles, peels and marks one op; vectorization comes after the function has
-/// been canonicalized, so that full tiles have static shapes.
+/// Tiles one op of `tileAndPeel` (interchanged into its strategy's order,
+/// staged if it is) with `cacheTiles` and `registerTiles`, and peels and
+/// marks its register tiles.
 static LogicalResult
-tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op, StrategyAttr strategy,
-            const FrozenRewritePatternSet &canonicalization) {
-  SmallVector<unsigned> order =
-      llvm::map_to_vector(strategy.getOrder(), [](int64_t loop) {
-        return static_cast<unsigned>(loop);
-      });
-  SmallVector<int64_t> cacheTiles, registerTiles;
-  for (unsigned loop : order) {
-    cacheTiles.push_back(strategy.getCacheTiles()[loop]);
-    registerTiles.push_back(strategy.getRegisterTiles()[loop]);
-  }
-  if (!llvm::equal(order, llvm::seq<unsigned>(0, order.size()))) {
-    rewriter.setInsertionPoint(op);
-    FailureOr<linalg::GenericOp> interchanged =
-        linalg::interchangeGenericOp(rewriter, op, order);
-    if (failed(interchanged))
-      return failure();
-    op = *interchanged;
-  }
-  if (strategy.getStage() > 0) {
-    FailureOr<linalg::GenericOp> block =
-        stageOutput(rewriter, op, cacheTiles, strategy.getStage());
-    if (succeeded(block))
-      op = *block;
-  }
-
+tileBlock(RewriterBase &rewriter, linalg::GenericOp op, StrategyKind kind,
+          SmallVector<int64_t> cacheTiles, SmallVector<int64_t> registerTiles,
+          const FrozenRewritePatternSet &canonicalization) {
   // A `contract` schedule carries its accumulators through the reductions:
   // the output's fill is fused into the tiles. A reduction whose cache tile
   // spans it gets no loop, so that the register tiles see the fill too.
-  bool fuseFill = strategy.getKind() == StrategyKind::Contract;
+  bool fuseFill = kind == StrategyKind::Contract;
   if (fuseFill) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
@@ -393,16 +468,8 @@ tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op, StrategyAttr strategy,
           nests.push_back(partial);
       }
       // Fold the peeled tiles' sizes into their types before the register
-      // tiles are cut (the copies keep the marker); only these loop nests,
-      // whose single-iteration partial loops are inlined: the other ops of
-      // the function are not this op's to rewrite yet.
-      SmallVector<Operation *> nestOps;
-      for (Operation *nest : nests)
-        nest->walk([&](Operation *nested) { nestOps.push_back(nested); });
-      (void)applyOpPatternsGreedily(
-          nestOps, canonicalization,
-          GreedyRewriteConfig().setStrictness(
-              GreedyRewriteStrictness::ExistingAndNewOps));
+      // tiles are cut.
+      foldPeeledNests(rewriter, nests, canonicalization);
       scope->walk([&](linalg::GenericOp tile) {
         if (tile->removeAttr(kCacheTileMarker))
           cacheTileOps.push_back(tile);
@@ -415,7 +482,7 @@ tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op, StrategyAttr strategy,
   // A `reduce` strategy's contiguous reduction (the last loop) is not tiled
   // here: it is split into vector lanes after peeling.
   int64_t reductionLanes = 0;
-  if (strategy.getKind() == StrategyKind::Reduce && !registerTiles.empty()) {
+  if (kind == StrategyKind::Reduce && !registerTiles.empty()) {
     reductionLanes = registerTiles.back();
     registerTiles.back() = 0;
   }
@@ -447,6 +514,42 @@ tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op, StrategyAttr strategy,
       (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial);
     }
   }
+  return success();
+}
+
+/// Tiles, peels and marks one op; vectorization comes after the function has
+/// been canonicalized, so that full tiles have static shapes.
+static LogicalResult
+tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op, StrategyAttr strategy,
+            const FrozenRewritePatternSet &canonicalization) {
+  SmallVector<unsigned> order =
+      llvm::map_to_vector(strategy.getOrder(), [](int64_t loop) {
+        return static_cast<unsigned>(loop);
+      });
+  SmallVector<int64_t> cacheTiles, registerTiles;
+  for (unsigned loop : order) {
+    cacheTiles.push_back(strategy.getCacheTiles()[loop]);
+    registerTiles.push_back(strategy.getRegisterTiles()[loop]);
+  }
+  if (!llvm::equal(order, llvm::seq<unsigned>(0, order.size()))) {
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::GenericOp> interchanged =
+        linalg::interchangeGenericOp(rewriter, op, order);
+    if (failed(interchanged))
+      return failure();
+    op = *interchanged;
+  }
+  SmallVector<linalg::GenericOp> blocks = {op};
+  if (strategy.getStage() > 0) {
+    FailureOr<SmallVector<linalg::GenericOp>> staged = stageOutput(
+        rewriter, op, cacheTiles, strategy.getStage(), canonicalization);
+    if (succeeded(staged))
+      blocks = std::move(*staged);
+  }
+  for (linalg::GenericOp block : blocks)
+    if (failed(tileBlock(rewriter, block, strategy.getKind(), cacheTiles,
+                         registerTiles, canonicalization)))
+      return failure();
   return success();
 }
 

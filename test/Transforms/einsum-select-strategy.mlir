@@ -827,6 +827,56 @@ func.func @unstaged_close_rows(%a: tensor<19x279x15x24xf32>, %b: tensor<279x140x
 
 // -----
 
+// 24 steps into a 40 MB output whose rows (f, 632 bytes apart) the plan's
+// cache tile (256 of 799) does not divide: the staged loops get tiles of
+// their own, h by 1 and f by as many register tiles as fit 256 KiB (408
+// rows: blocks of 408 x 158, the last of 391); at 512 bits too.
+// CHECK-LABEL: func.func @staged_own_tiles
+// CHECK: #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 408, 24, 128], register = [1, 8, 1, 32], stage = 2>
+// AVX2-LABEL: func.func @staged_own_tiles
+// AVX2: #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 414, 24, 128], register = [1, 6, 1, 16], stage = 2>
+// ZEN4-LABEL: func.func @staged_own_tiles
+// ZEN4: #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 408, 24, 128], register = [1, 8, 1, 16], stage = 2>
+func.func @staged_own_tiles(%a: tensor<799x79x4x6xf32>, %b: tensor<4x79x6x158xf32>) -> tensor<79x799x158xf32> {
+  %r = einsum.contract "fhoe,oheb->hfb"(%a, %b) : tensor<799x79x4x6xf32>, tensor<4x79x6x158xf32>
+  return %r : tensor<79x799x158xf32>
+}
+
+// -----
+
+// 8 steps: p (13) whole makes no contiguous block, so it is tiled by 1, and
+// a by 110 (of 641) keeps the block within 512 KiB. (At 512 bits the
+// register tile's rows fold, and p and a come after m in the order: no
+// contiguous block.)
+// CHECK-LABEL: func.func @staged_own_tiles_short_reduction
+// CHECK: #einsum.strategy<contract, order = [1, 2, 0, 4, 3], cache = [6, 1, 66, 8, 18], register = [3, 1, 6, 1, 18]>
+// ZEN4-LABEL: func.func @staged_own_tiles_short_reduction
+// ZEN4: #einsum.strategy<contract, order = [0, 1, 2, 4, 3], cache = [1, 110, 72, 8, 32], register = [1, 1, 8, 1, 16], stage = 2>
+func.func @staged_own_tiles_short_reduction(%a: tensor<8x641x66xf32>, %b: tensor<13x641x18x8xf32>) -> tensor<13x641x66x18xf32> {
+  %r = einsum.contract "iam,pali->paml"(%a, %b) : tensor<8x641x66xf32>, tensor<13x641x18x8xf32>
+  return %r : tensor<13x641x66x18xf32>
+}
+
+// -----
+
+// 24 steps into a 30 MB output whose blocks per y (e, i, v) would be
+// contiguous, but the register tile's rows (e) are 17 KiB apart: 8 separate
+// row streams, which the stores in place write well. Not staged.
+// CHECK-LABEL: func.func @unstaged_rows_far_apart
+// CHECK: linalg.generic
+// CHECK-NOT: stage =
+// CHECK: return
+// ZEN4-LABEL: func.func @unstaged_rows_far_apart
+// ZEN4: linalg.generic
+// ZEN4-NOT: stage =
+// ZEN4: return
+func.func @unstaged_rows_far_apart(%a: tensor<390x137x24xf32>, %b: tensor<137x11x13x24xf32>) -> tensor<137x13x11x390xf32> {
+  %r = einsum.contract "vyl,yiel->yeiv"(%a, %b) : tensor<390x137x24xf32>, tensor<137x11x13x24xf32>
+  return %r : tensor<137x13x11x390xf32>
+}
+
+// -----
+
 // @staged_short_reduction's contraction over 32 steps: the products, not
 // the output's writes, take the time, and the output is written in place.
 // CHECK-LABEL: func.func @unstaged_longer_reduction

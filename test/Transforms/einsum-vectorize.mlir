@@ -520,16 +520,22 @@ func.func @staged_output(%a: tensor<64x8x8xf32>, %b: tensor<64x8x48xf32>, %c: te
 
 // -----
 
-// A staged loop whose tile does not divide it (64 by 24) is not staged: the
-// output is written in place.
-// CHECK-LABEL: func.func @unstaged_partial_tile
-//   CHECK-NOT:   memref.alloca
-//   CHECK-NOT:   einsum.stream
-//       CHECK:   return
+// A staged loop whose tile does not divide it (64 by 24): its last tile (16
+// of h) is peeled, and has a buffer of its own shape.
+// CHECK-LABEL: func.func @staged_partial_tile
+//   CHECK-DAG:   %[[BUF:.*]] = memref.alloca() {alignment = 64 : i64} : memref<24x8x48xf32>
+//   CHECK-DAG:   %[[LAST:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x8x48xf32>
+//       CHECK:   scf.for %{{.*}} = %c0 to %c48 step %c24
+//       CHECK:     bufferization.to_tensor %[[BUF]] restrict writable : memref<24x8x48xf32> to tensor<24x8x48xf32>
+//       CHECK:     vector.contract
+//       CHECK:     linalg.copy {einsum.stream} ins(%{{.*}} : tensor<24x8x48xf32>)
+//       CHECK:   bufferization.to_tensor %[[LAST]] restrict writable : memref<16x8x48xf32> to tensor<16x8x48xf32>
+//       CHECK:   vector.contract
+//       CHECK:   linalg.copy {einsum.stream} ins(%{{.*}} : tensor<16x8x48xf32>)
 #hmk = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #hkn = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
 #hmn = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
-func.func @unstaged_partial_tile(%a: tensor<64x8x8xf32>, %b: tensor<64x8x48xf32>, %c: tensor<64x8x48xf32>) -> tensor<64x8x48xf32> {
+func.func @staged_partial_tile(%a: tensor<64x8x8xf32>, %b: tensor<64x8x48xf32>, %c: tensor<64x8x48xf32>) -> tensor<64x8x48xf32> {
   %zero = arith.constant 0.0 : f32
   %init = linalg.fill ins(%zero : f32) outs(%c : tensor<64x8x48xf32>) -> tensor<64x8x48xf32>
   %r = linalg.generic {indexing_maps = [#hmk, #hkn, #hmn], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : tensor<64x8x8xf32>, tensor<64x8x48xf32>) outs(%init : tensor<64x8x48xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2, 3], cache = [24, 8, 48, 8], register = [1, 8, 16, 1], stage = 1>} {
@@ -539,6 +545,29 @@ func.func @unstaged_partial_tile(%a: tensor<64x8x8xf32>, %b: tensor<64x8x48xf32>
     linalg.yield %s : f32
   } -> tensor<64x8x48xf32>
   return %r : tensor<64x8x48xf32>
+}
+
+// -----
+
+// Two staged loops whose tiles do not divide them (64 by 24, 10 by 4) are
+// not staged: the output is written in place.
+// CHECK-LABEL: func.func @unstaged_two_partial_tiles
+//   CHECK-NOT:   memref.alloca
+//   CHECK-NOT:   einsum.stream
+//       CHECK:   return
+#hmk = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#hkn = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#hmn = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @unstaged_two_partial_tiles(%a: tensor<64x10x8xf32>, %b: tensor<64x8x48xf32>, %c: tensor<64x10x48xf32>) -> tensor<64x10x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %init = linalg.fill ins(%zero : f32) outs(%c : tensor<64x10x48xf32>) -> tensor<64x10x48xf32>
+  %r = linalg.generic {indexing_maps = [#hmk, #hkn, #hmn], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : tensor<64x10x8xf32>, tensor<64x8x48xf32>) outs(%init : tensor<64x10x48xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2, 3], cache = [24, 4, 48, 8], register = [1, 2, 16, 1], stage = 2>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x10x48xf32>
+  return %r : tensor<64x10x48xf32>
 }
 
 // -----

@@ -99,8 +99,9 @@ def Einsum_StrategyAttr : AttrDef<Einsum_Dialect, "Strategy"> {
       lines with non-temporal (streaming) stores. A short contraction or an
       outer product that writes an output far larger than the caches
       otherwise reads every line of it for ownership before its stores
-      complete it. An op that reads its output other than through a fill of
-      its own is not staged.
+      complete it. One staged loop may end in a partial tile (peeled, its
+      block staged in a buffer of its own shape). An op that reads its
+      output other than through a fill of its own is not staged.
 
     Example:
 
