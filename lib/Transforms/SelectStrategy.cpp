@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/bit.h"
 
@@ -932,22 +933,21 @@ static std::pair<int64_t, bool> getBlock(const LoopInfo &info,
 }
 
 /// The fewest bytes between two rows of `plan`'s register tile in the
-/// output (`outMap` into `shape`): the least stride of the register-tiled
-/// loops other than the output's contiguous one; std::nullopt for a tile of
-/// one row.
+/// output (`outMap` into the static `shape`): the least stride of the
+/// register-tiled loops other than the output's contiguous one; std::nullopt
+/// for a tile of one row.
 static std::optional<int64_t> getRowStrideBytes(const LoopInfo &info,
                                                 const Plan &plan,
                                                 AffineMap outMap,
                                                 ArrayRef<int64_t> shape,
                                                 int64_t elementBytes) {
+  SmallVector<int64_t> strides = computeStrides(shape);
   std::optional<int64_t> rowStride;
   for (auto [position, expr] : llvm::enumerate(outMap.getResults())) {
     unsigned loop = cast<AffineDimExpr>(expr).getPosition();
     if (plan.registerTiles[loop] <= 1 || loop == info.contiguousLoop.back())
       continue;
-    int64_t stride = elementBytes;
-    for (int64_t size : shape.drop_front(position + 1))
-      stride = saturatingMul(stride, size);
+    int64_t stride = saturatingMul(strides[position], elementBytes);
     rowStride = std::min(rowStride.value_or(stride), stride);
   }
   return rowStride;
@@ -1068,8 +1068,8 @@ static int64_t chooseStage(linalg::GenericOp op, const LoopInfo &info,
     return 0;
   // Else tiles of their own: each loop of the order the fewest steps (its
   // register tile), until one fits as many whole register tiles as keep the
-  // block within the bound; its last tile may be partial (written in place,
-  // einsum-vectorize).
+  // block within the bound; its last tile may be partial (staged in a buffer
+  // of its own shape, einsum-vectorize).
   extents.assign(info.ranges.begin(), info.ranges.end());
   for (auto [position, loop] : llvm::enumerate(plan.order)) {
     if (info.isReduction[loop])

@@ -78,7 +78,8 @@ tile(RewriterBase &rewriter, linalg::GenericOp op,
                         toForLoops(result->loops));
 }
 
-/// Marks the copies of a cache tile while its partial tiles are peeled.
+/// Marks the copies of a tile (a cache tile, a staged block) while its
+/// partial tiles are peeled.
 static constexpr StringLiteral kCacheTileMarker = "__einsum_cache_tile__";
 
 /// Marks the fills fused into register tiles, vectorized with them.
@@ -224,13 +225,25 @@ static bool isFusablePack(linalg::GenericOp copy, linalg::GenericOp contraction,
          reuse >= kMinPackReuse && deepEnough;
 }
 
-/// Folds the sizes of the tiles in `nests` (loop nests just peeled) into
-/// their types, so that each copy of a tile has static sizes; only these
-/// nests, whose single-iteration partial loops are inlined: the other ops of
-/// the function are not this op's to rewrite yet. Marked tiles keep their
-/// markers.
-static void foldPeeledNests(RewriterBase &rewriter, ArrayRef<Operation *> nests,
-                            const FrozenRewritePatternSet &canonicalization) {
+/// Peels the last iteration of each of `partialLoops` (loops of a tiling of
+/// `tile` whose outermost loop is `outermost`), innermost first, and folds
+/// the sizes of the peeled nests into their types, so that each copy of
+/// `tile` has static sizes; only these nests, whose single-iteration partial
+/// loops are inlined: the other ops of the function are not this op's to
+/// rewrite yet. Returns the copies of `tile`, in the order of the IR.
+static SmallVector<linalg::GenericOp>
+peelPartialTiles(RewriterBase &rewriter, linalg::GenericOp tile,
+                 scf::ForOp outermost, ArrayRef<scf::ForOp> partialLoops,
+                 const FrozenRewritePatternSet &canonicalization) {
+  Operation *scope = outermost->getParentOp();
+  tile->setAttr(kCacheTileMarker, rewriter.getUnitAttr());
+  SmallVector<Operation *> nests = {outermost};
+  for (scf::ForOp loop : llvm::reverse(partialLoops)) {
+    scf::ForOp partial;
+    if (succeeded(scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial)) &&
+        loop == outermost)
+      nests.push_back(partial);
+  }
   SmallVector<Operation *> nestOps;
   for (Operation *nest : nests)
     nest->walk([&](Operation *nested) { nestOps.push_back(nested); });
@@ -238,12 +251,13 @@ static void foldPeeledNests(RewriterBase &rewriter, ArrayRef<Operation *> nests,
       nestOps, canonicalization,
       GreedyRewriteConfig().setStrictness(
           GreedyRewriteStrictness::ExistingAndNewOps));
+  SmallVector<linalg::GenericOp> copies;
+  scope->walk([&](linalg::GenericOp copy) {
+    if (copy->removeAttr(kCacheTileMarker))
+      copies.push_back(copy);
+  });
+  return copies;
 }
-
-/// Marks the last tile of a staged loop whose tiles do not divide it while
-/// it is peeled: that tile is written in place.
-static constexpr StringLiteral kStageRemainderMarker =
-    "__einsum_stage_remainder__";
 
 /// Tiles the first `stage` loops of `op` (interchanged into the strategy's
 /// order) with their cache tiles and computes each tile's block of the output
@@ -251,13 +265,14 @@ static constexpr StringLiteral kStageRemainderMarker =
 /// fill, accumulations and stores stay in L1 (or L2), and a linalg.copy
 /// marked kStreamCopyAttrName moves the finished block to the output, which
 /// einsum-stream-copies makes whole lines of non-temporal stores. One staged
-/// loop may end in a partial tile: that last tile is peeled and written in
-/// place. Returns the ops to tile further, with the cache tiles of the
-/// staged loops spent: the op of one block, then that of the partial tile if
-/// any; failure (nothing changed) where the staged loops are not parallel
-/// and static (a thread's part of dynamic size tiled by 1 aside), more than
-/// one of them ends in a partial tile, or the op reads its output other than
-/// through a fill of its own (a contraction's is fused into the tiles).
+/// loop may end in a partial tile: that last tile is peeled, and its block
+/// has a buffer of its own shape. Returns the ops to tile further, with the
+/// cache tiles of the staged loops spent: the op of one block, then that of
+/// the partial tile if any; failure (nothing changed) where the staged loops
+/// are not parallel and static (a thread's part of dynamic size tiled by 1
+/// aside), more than one of them ends in a partial tile, or the op reads its
+/// output other than through a fill of its own (a contraction's is fused
+/// into the tiles).
 static FailureOr<SmallVector<linalg::GenericOp>>
 stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
             MutableArrayRef<int64_t> cacheTiles, int64_t stage,
@@ -338,30 +353,8 @@ stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
     // to its own.
     unsigned index = llvm::count_if(ArrayRef(sizes).take_front(*partialLoop),
                                     [](int64_t size) { return size != 0; });
-    scf::ForOp loop = tiled->second[index];
-    scf::ForOp outermost = tiled->second.front();
-    Operation *scope = outermost->getParentOp();
-    tiled->first->setAttr(kCacheTileMarker, rewriter.getUnitAttr());
-    scf::ForOp partial;
-    if (succeeded(scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial))) {
-      partial->walk([&](linalg::GenericOp tile) {
-        if (tile->removeAttr(kCacheTileMarker))
-          tile->setAttr(kStageRemainderMarker, rewriter.getUnitAttr());
-      });
-      SmallVector<Operation *> nests = {outermost};
-      if (loop == outermost)
-        nests.push_back(partial);
-      foldPeeledNests(rewriter, nests, canonicalization);
-    }
-    ops.clear();
-    SmallVector<linalg::GenericOp> last;
-    scope->walk([&](linalg::GenericOp tile) {
-      if (tile->removeAttr(kCacheTileMarker))
-        ops.push_back(tile);
-      else if (tile->removeAttr(kStageRemainderMarker))
-        last.push_back(tile);
-    });
-    ops.append(last);
+    ops = peelPartialTiles(rewriter, tiled->first, tiled->second.front(),
+                           {tiled->second[index]}, canonicalization);
   }
 
   // Each tile op computes into the buffer of its shape (the op that
@@ -374,6 +367,7 @@ stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
     Value buffer;
   };
   SmallVector<Staged> staged;
+  SmallVector<Value> unused(buffers);
   for (linalg::GenericOp tileOp : ops) {
     Operation *initializer = tileOp;
     if (fill)
@@ -382,13 +376,18 @@ stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
     auto slice =
         dps ? dps.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>()
             : tensor::ExtractSliceOp();
-    if (!slice || staged.size() >= buffers.size() ||
-        slice.getResultType().getShape() !=
-            cast<MemRefType>(buffers[staged.size()].getType()).getShape())
+    if (!slice)
       break;
-    staged.push_back({tileOp, dps, slice, buffers[staged.size()]});
+    ArrayRef<int64_t> shape = slice.getResultType().getShape();
+    auto *buffer = llvm::find_if(unused, [&](Value candidate) {
+      return cast<MemRefType>(candidate.getType()).getShape() == shape;
+    });
+    if (buffer == unused.end())
+      break;
+    staged.push_back({tileOp, dps, slice, *buffer});
+    unused.erase(buffer);
   }
-  if (staged.size() != ops.size() || ops.size() != buffers.size()) {
+  if (staged.size() != ops.size() || !unused.empty()) {
     // Tiled but not staged: still a correct schedule.
     eraseBuffers();
     return ops;
@@ -455,26 +454,9 @@ tileBlock(RewriterBase &rewriter, linalg::GenericOp op, StrategyKind kind,
         partialLoops.push_back(tiled->second[loopIndex]);
       ++loopIndex;
     }
-    if (!partialLoops.empty()) {
-      scf::ForOp outermost = tiled->second.front();
-      Operation *scope = outermost->getParentOp();
-      op->setAttr(kCacheTileMarker, rewriter.getUnitAttr());
-      SmallVector<Operation *> nests = {outermost};
-      for (scf::ForOp loop : llvm::reverse(partialLoops)) {
-        scf::ForOp partial;
-        if (succeeded(
-                scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial)) &&
-            loop == outermost)
-          nests.push_back(partial);
-      }
-      // Fold the peeled tiles' sizes into their types before the register
-      // tiles are cut.
-      foldPeeledNests(rewriter, nests, canonicalization);
-      scope->walk([&](linalg::GenericOp tile) {
-        if (tile->removeAttr(kCacheTileMarker))
-          cacheTileOps.push_back(tile);
-      });
-    }
+    if (!partialLoops.empty())
+      cacheTileOps = peelPartialTiles(rewriter, op, tiled->second.front(),
+                                      partialLoops, canonicalization);
   }
   if (cacheTileOps.empty())
     cacheTileOps.push_back(op);
