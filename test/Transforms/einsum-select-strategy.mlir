@@ -249,6 +249,62 @@ func.func @gemm_tn_panels(%a: tensor<2048x1024xf32>, %b: tensor<2048x512xf32>) -
 
 // -----
 
+// A tensor contraction whose reduction r is A's outer dimension: its 24 steps
+// lie 4 KiB apart in A (a x i = 8 x 128 floats), all in one L1 set, more than
+// its 8 ways hold. A is split into panels of the register tile's 8 rows,
+// [a, i / 8, r, 8], although r has fewer than 64 steps; the panel index is
+// loop d4. With AVX2's 6 rows, which do not divide i = 128, A is read in place.
+// CHECK-LABEL: func.func @crowded_reduction_panels
+// CHECK-SAME: (%[[A:.*]]: tensor<24x8x128xf32>, %[[B:.*]]: tensor<8x24x100xf32>)
+// CHECK: %[[SPLIT:.*]] = tensor.expand_shape %[[A]] {{\[}}[0], [1], [2, 3]] output_shape [24, 8, 16, 8]
+// CHECK: %[[PANELS:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[SPLIT]] : tensor<24x8x16x8xf32>) outs(%{{.*}} : tensor<8x16x24x8xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[PANELS]], %[[B]] : tensor<8x16x24x8xf32>, tensor<8x24x100xf32>)
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 4, 1, 3, 2], cache = [1, 8, 24, 128, 16], register = [1, 8, 1, 32, 1]>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3]] : tensor<8x16x8x100xf32> into tensor<8x128x100xf32>
+// ZEN4-LABEL: func.func @crowded_reduction_panels
+// ZEN4: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x16x24x8xf32>, tensor<8x24x100xf32>)
+// ZEN4-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 4, 1, 3, 2], cache = [1, 8, 24, 112, 16], register = [1, 8, 1, 16, 1]>
+// AVX2-LABEL: func.func @crowded_reduction_panels
+// AVX2-NOT: tensor.expand_shape
+// AVX2: linalg.generic
+// AVX2-SAME: ins(%{{.*}}, %{{.*}} : tensor<24x8x128xf32>, tensor<8x24x100xf32>)
+// AVX2-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 132, 24, 112], register = [1, 6, 1, 16]>
+func.func @crowded_reduction_panels(%a: tensor<24x8x128xf32>, %b: tensor<8x24x100xf32>) -> tensor<8x128x100xf32> {
+  %r = einsum.contract "rai,arj->aij"(%a, %b) : tensor<24x8x128xf32>, tensor<8x24x100xf32>
+  return %r : tensor<8x128x100xf32>
+}
+
+// -----
+
+// The same with r's steps 2 KiB apart (a = 4): they alternate between two
+// sets, and A is read in place (panels ran 0.93-1.13x there).
+// CHECK-LABEL: func.func @reduction_two_sets
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<24x4x128xf32>, tensor<4x24x100xf32>)
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 128, 24, 128], register = [1, 8, 1, 32]>
+func.func @reduction_two_sets(%a: tensor<24x4x128xf32>, %b: tensor<4x24x100xf32>) -> tensor<4x128x100xf32> {
+  %r = einsum.contract "rai,arj->aij"(%a, %b) : tensor<24x4x128xf32>, tensor<4x24x100xf32>
+  return %r : tensor<4x128x100xf32>
+}
+
+// -----
+
+// Eight steps 4 KiB apart fit the set's 8 ways: A is read in place.
+// CHECK-LABEL: func.func @crowded_eight_steps
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<8x8x128xf32>, tensor<8x8x100xf32>)
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 128, 8, 128], register = [1, 8, 1, 32]>
+func.func @crowded_eight_steps(%a: tensor<8x8x128xf32>, %b: tensor<8x8x100xf32>) -> tensor<8x128x100xf32> {
+  %r = einsum.contract "rai,arj->aij"(%a, %b) : tensor<8x8x128xf32>, tensor<8x8x100xf32>
+  return %r : tensor<8x128x100xf32>
+}
+
+// -----
+
 // A is a packed panel layout, contiguous along m: m is the register tile's
 // M (8 adjacent elements per reduction step), not the larger p. Loops
 // (p, m, j, k).
