@@ -10,7 +10,10 @@ in neither operand, A only, B only or both) and every contracted extent (8,
 16, 24, 48, 64), one contraction is generated with a fixed seed: operand
 ranks 2-4, output ranks 3-6, batch labels or not, one or two contracted
 labels, the other labels in random order, extents chosen so that each operand
-holds 0.5-8 MB. That is 2 x 4 x 5 = 40 cases.
+holds 0.5-8 MB. That is 2 x 4 x 5 = 40 cases. With --power-of-two, the same
+40 cases with every uncontracted extent rounded to the nearest power of two
+(names end in _p2): real tensors often have such extents, whose strides are
+multiples of the caches' set spans.
 
 Per case and thread count it prints GFLOP/s, the fraction of our GEMM rate
 measured in the same run (1024^3 f32), the roofline bound min(peak,
@@ -49,17 +52,28 @@ OUT_FROM = ["A", "B"]
 K_STRIDE1 = ["neither", "A", "B", "both"]
 
 
-def generate():
-    """The 40 cases, the same on every run."""
+def generate(power_of_two=False):
+    """The 40 cases, the same on every run; with `power_of_two`, their
+    uncontracted extents rounded to the nearest power of two."""
     rng = random.Random(13)
     letters = list("abcdefghijklmnopqrstuvwxyz")
     cases = []
     for out_from in OUT_FROM:
         for k_place in K_STRIDE1:
             for extent in EXTENTS:
-                cases.append(make_case(rng, letters, out_from, k_place,
-                                       extent))
+                case = make_case(rng, letters, out_from, k_place, extent)
+                cases.append(round_to_powers_of_two(case) if power_of_two
+                             else case)
     return cases
+
+
+def round_to_powers_of_two(case):
+    inputs, out = case["equation"].split("->")
+    shapes = []
+    for term, shape in zip(inputs.split(","), case["shapes"]):
+        shapes.append([2 ** round(math.log2(size)) if label in out else size
+                       for label, size in zip(term, shape)])
+    return dict(case, name=case["name"] + "_p2", shapes=shapes)
 
 
 def make_case(rng, letters, out_from, k_place, k_extent):
@@ -186,8 +200,9 @@ def selected(cases, only):
 def main():
     parser = suite_arguments(__doc__.split("\n")[0], budget=0.5)
     parser.add_argument("--no-torch", action="store_true")
+    parser.add_argument("--power-of-two", action="store_true")
     args = parser.parse_args()
-    cases = selected(generate(), args.only)
+    cases = selected(generate(args.power_of_two), args.only)
     if args.list:
         for c in cases:
             print("%-12s %-28s %s" % (c["name"], c["equation"],
