@@ -1306,26 +1306,22 @@ static constexpr int64_t kL1Ways = 8;
 /// the cache tiles where it is large).
 static constexpr int64_t kMinCrowdedPanelColumns = 64;
 
-/// The reduction steps of `op` whose elements of input `input` all fall
-/// into one set of the L1 data cache: the product of the reduction loops
-/// along which the input's stride is a multiple of kSetSpanBytes.
-static int64_t getCrowdedSteps(linalg::GenericOp op, unsigned input) {
-  auto type = cast<ShapedType>(op.getDpsInputs()[input].getType());
-  Type elementType = type.getElementType();
-  if (!type.hasStaticShape() || !elementType.isIntOrFloat())
-    return 1;
-  SmallVector<int64_t> strides = computeStrides(type.getShape());
-  int64_t elementBytes =
-      llvm::divideCeil(elementType.getIntOrFloatBitWidth(), 8);
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+/// The reduction steps of `op` (analyzed in `info`; a packable contraction:
+/// static, maps of plain loops) whose elements of input `input`, of
+/// `elementBytes` per element, all fall into one set of the L1 data cache:
+/// the product of the reduction loops along which the input's stride is a
+/// multiple of kSetSpanBytes.
+static int64_t getCrowdedSteps(linalg::GenericOp op, const LoopInfo &info,
+                               unsigned input, int64_t elementBytes) {
+  SmallVector<int64_t> strides = computeStrides(
+      cast<ShapedType>(op.getDpsInputs()[input].getType()).getShape());
   int64_t steps = 1;
   for (auto [position, expr] :
        llvm::enumerate(op.getIndexingMapsArray()[input].getResults())) {
-    auto dim = dyn_cast<AffineDimExpr>(expr);
-    if (!dim || iterators[dim.getPosition()] != utils::IteratorType::reduction)
-      continue;
-    if (saturatingMul(strides[position], elementBytes) % kSetSpanBytes == 0)
-      steps = saturatingMul(steps, type.getDimSize(position));
+    unsigned loop = cast<AffineDimExpr>(expr).getPosition();
+    if (info.isReduction[loop] &&
+        saturatingMul(strides[position], elementBytes) % kSetSpanBytes == 0)
+      steps = saturatingMul(steps, info.ranges[loop]);
   }
   return steps;
 }
@@ -1374,7 +1370,7 @@ static void packRowsForContraction(OpBuilder &builder, linalg::GenericOp op,
   int64_t extent = info.ranges[*mLoop];
   if (rows <= 1 || extent <= rows || extent % rows != 0 ||
       nPoints < kMinCrowdedPanelColumns ||
-      getCrowdedSteps(op, aInput) <= kL1Ways)
+      getCrowdedSteps(op, info, aInput, llvm::divideCeil(bits, 8)) <= kL1Ways)
     return;
   packOperand(builder, op, aInput, *mLoop, rows);
 }
