@@ -1010,3 +1010,26 @@ func.func @unstaged_small_outer_product(%a: tensor<1024xf32>, %b: tensor<1024xf3
   %r = einsum.contract "i,j->ij"(%a, %b) : tensor<1024xf32>, tensor<1024xf32>
   return %r : tensor<1024x1024xf32>
 }
+
+// -----
+
+// B (d, f) is transposed into [f, d] panels for its contiguous N (d), and
+// the batch labels e, w, adjacent everywhere, are collapsed into one loop.
+// The transpose is collapsed with them (its input read through the view),
+// so that the contraction reads it directly, not through a collapse_shape:
+// einsum-vectorize can then make it slice by slice in the cache tiles.
+// CHECK-LABEL: func.func @collapsed_batch_pack
+// CHECK: %[[B:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2], [3]] : tensor<19x19x260x16xf32> into tensor<361x260x16xf32>
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<361x16x260xf32>
+// CHECK: %[[PACKED:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[B]] : tensor<361x260x16xf32>) outs(%[[EMPTY]] : tensor<361x16x260xf32>)
+// CHECK-SAME: #einsum.strategy<elementwise
+// CHECK: %[[A:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3]] : tensor<115x19x19x16xf32> into tensor<115x361x16xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[A]], %[[PACKED]] : tensor<115x361x16xf32>, tensor<361x16x260xf32>)
+// CHECK-SAME: #einsum.strategy<contract
+// CHECK-NOT: tensor<19x19x16x260xf32>
+func.func @collapsed_batch_pack(%a: tensor<115x19x19x16xf32>, %b: tensor<19x19x260x16xf32>) -> tensor<115x19x19x260xf32> {
+  %r = einsum.contract "aewf,ewdf->aewd"(%a, %b) : tensor<115x19x19x16xf32>, tensor<19x19x260x16xf32>
+  return %r : tensor<115x19x19x260xf32>
+}

@@ -271,13 +271,13 @@ func.func @rows_not_split(%a: tensor<8x7xf32>, %b: tensor<8x64xf32>) -> tensor<7
 
 // -----
 
-// A packing copy read only by a contraction over 24 or more reduction steps
-// is made slice by slice in the contraction's cache tiles (GETT): each N tile
-// of 64 transposes its 32 x 64 slice of B into a buffer of its own (16 x 16
-// vector transposes, the copy's strategy) and reads it at once; no 32 x 256
-// temporary.
+// A packing copy read only by a contraction over 24 or more reduction steps,
+// of 1 MiB or more (32 x 8192 f32), is made slice by slice in the
+// contraction's cache tiles (GETT): each N tile of 64 transposes its 32 x 64
+// slice of B into a buffer of its own (16 x 16 vector transposes, the copy's
+// strategy) and reads it at once; no 32 x 8192 temporary.
 // CHECK-LABEL: func.func @fused_pack
-// CHECK-NOT: tensor.empty() : tensor<32x256xf32>
+// CHECK-NOT: tensor.empty() : tensor<32x8192xf32>
 // CHECK: scf.for {{.*}} step %c64
 // CHECK: %[[SLICE:.*]] = tensor.empty() : tensor<32x64xf32>
 // CHECK: vector.transpose {{.*}} : vector<16x16xf32> to vector<16x16xf32>
@@ -287,7 +287,40 @@ func.func @rows_not_split(%a: tensor<8x7xf32>, %b: tensor<8x64xf32>) -> tensor<7
 #mn = affine_map<(d0, d1, d2) -> (d0, d1)>
 #nk_t = affine_map<(d0, d1) -> (d1, d0)>
 #id = affine_map<(d0, d1) -> (d0, d1)>
-func.func @fused_pack(%a: tensor<64x32xf32>, %b: tensor<256x32xf32>, %c: tensor<64x256xf32>) -> tensor<64x256xf32> {
+func.func @fused_pack(%a: tensor<64x32xf32>, %b: tensor<8192x32xf32>, %c: tensor<64x8192xf32>) -> tensor<64x8192xf32> {
+  %empty = tensor.empty() : tensor<32x8192xf32>
+  %packed = linalg.generic {indexing_maps = [#nk_t, #id], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<8192x32xf32>) outs(%empty : tensor<32x8192xf32>) attrs = {einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [0, 0], register = [16, 16]>} {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<32x8192xf32>
+  %zero = arith.constant 0.0 : f32
+  %init = linalg.fill ins(%zero : f32) outs(%c : tensor<64x8192xf32>) -> tensor<64x8192xf32>
+  %r = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %packed : tensor<64x32xf32>, tensor<32x8192xf32>) outs(%init : tensor<64x8192xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [0, 1, 2], cache = [64, 64, 0], register = [8, 32, 1]>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x8192xf32>
+  return %r : tensor<64x8192xf32>
+}
+
+// -----
+
+// The same contraction with a packed operand that fits L2 (32 x 256 f32):
+// the whole operand is packed first, as its own op, and stays in L2 for the
+// contraction; slices would only add their loops.
+// CHECK-LABEL: func.func @pack_fits_l2
+// CHECK: tensor.empty() : tensor<32x256xf32>
+// CHECK: vector.transpose
+// CHECK: scf.for {{.*}} step %c64
+// CHECK-NOT: tensor.empty() : tensor<32x64xf32>
+// CHECK: vector.contract
+#mk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#kn = affine_map<(d0, d1, d2) -> (d2, d1)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d1)>
+#nk_t = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @pack_fits_l2(%a: tensor<64x32xf32>, %b: tensor<256x32xf32>, %c: tensor<64x256xf32>) -> tensor<64x256xf32> {
   %empty = tensor.empty() : tensor<32x256xf32>
   %packed = linalg.generic {indexing_maps = [#nk_t, #id], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<256x32xf32>) outs(%empty : tensor<32x256xf32>) attrs = {einsum.strategy = #einsum.strategy<elementwise, order = [0, 1], cache = [0, 0], register = [16, 16]>} {
   ^bb0(%x: f32, %y: f32):
