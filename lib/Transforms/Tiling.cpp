@@ -27,9 +27,12 @@ einsum::tileAndReplace(RewriterBase &rewriter, linalg::LinalgOp op,
 FailureOr<std::pair<linalg::LinalgOp, SmallVector<LoopLikeOpInterface>>>
 einsum::tileAndFuseFill(RewriterBase &rewriter, linalg::LinalgOp op,
                         const scf::SCFTilingOptions &options,
-                        std::function<bool(Operation *)> fuseProducer) {
+                        std::function<bool(Operation *)> fuseProducer,
+                        const FrozenRewritePatternSet *cleanupPatterns) {
   scf::SCFTileAndFuseOptions fuseOptions;
   fuseOptions.setTilingOptions(options);
+  if (cleanupPatterns)
+    fuseOptions.cleanupPatterns = *cleanupPatterns;
   fuseOptions.setFusionControlFn(
       [fuseProducer](tensor::ExtractSliceOp, OpResult producer, bool)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {

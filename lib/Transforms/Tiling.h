@@ -31,7 +31,8 @@ tileAndReplace(RewriterBase &rewriter, linalg::LinalgOp op,
 FailureOr<std::pair<linalg::LinalgOp, SmallVector<LoopLikeOpInterface>>>
 tileAndFuseFill(RewriterBase &rewriter, linalg::LinalgOp op,
                 const scf::SCFTilingOptions &options,
-                std::function<bool(Operation *)> fuseProducer = nullptr);
+                std::function<bool(Operation *)> fuseProducer = nullptr,
+                const FrozenRewritePatternSet *cleanupPatterns = nullptr);
 
 } // namespace einsum
 } // namespace mlir

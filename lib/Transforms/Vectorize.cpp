@@ -92,6 +92,40 @@ static constexpr StringLiteral kFusedPackMarker = "__einsum_fused_pack__";
 
 static bool isFusedPack(Operation *op) { return op->hasAttr(kFusedPackMarker); }
 
+namespace {
+/// extract_slice(collapse_shape(pack)) -> collapse_shape(extract_slice(pack))
+/// for a pack fused into the cache tiles that the contraction reads through a
+/// collapse_shape (getPackUse): the tiling's fusion then sees a slice of the
+/// pack itself.
+struct SliceAbovePackCollapse : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp slice,
+                                PatternRewriter &rewriter) const override {
+    auto reshape = slice.getSource().getDefiningOp<tensor::CollapseShapeOp>();
+    Operation *pack = reshape ? reshape.getSrc().getDefiningOp() : nullptr;
+    if (!pack || !isFusedPack(pack) ||
+        slice.getResultType().getRank() != slice.getSourceType().getRank())
+      return failure();
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    if (failed(tensor::getExpandedExtractSliceInfo(
+            rewriter, slice, reshape.getReassociationIndices(),
+            reshape.getSrcType().getShape(), offsets, sizes, strides)))
+      return failure();
+    Location loc = slice.getLoc();
+    Value expanded = tensor::ExtractSliceOp::create(
+        rewriter, loc, reshape.getSrc(), offsets, sizes, strides);
+    Value collapsed = tensor::CollapseShapeOp::create(
+        rewriter, loc, expanded, reshape.getReassociationIndices());
+    if (collapsed.getType() != slice.getResultType())
+      collapsed = tensor::CastOp::create(rewriter, loc, slice.getResultType(),
+                                         collapsed);
+    rewriter.replaceOp(slice, collapsed);
+    return success();
+  }
+};
+} // namespace
+
 /// Tiles `op` like `tile`, but where its output is initialized by a
 /// linalg.fill and reductions are tiled too (after the parallel loops), in
 /// two steps: the parallel loops with the fill fused into them, so that each
@@ -131,7 +165,15 @@ tileFusingFill(RewriterBase &rewriter, linalg::GenericOp op,
   scf::SCFTilingOptions options;
   options.setTileSizes(
       getAsIndexOpFoldResult(rewriter.getContext(), parallelSizes));
-  auto fused = tileAndFuseFill(rewriter, op, options, fusePacks);
+  // Slices of packs read through a collapse_shape, taken of the packs.
+  std::optional<FrozenRewritePatternSet> packSlices;
+  if (fusePacks) {
+    RewritePatternSet patterns(rewriter.getContext());
+    patterns.add<SliceAbovePackCollapse>(rewriter.getContext());
+    packSlices.emplace(std::move(patterns));
+  }
+  auto fused = tileAndFuseFill(rewriter, op, options, fusePacks,
+                               packSlices ? &*packSlices : nullptr);
   if (failed(fused))
     return failure();
   auto tiled = cast<linalg::GenericOp>(fused->first.getOperation());
@@ -175,8 +217,23 @@ static constexpr int64_t kMinLargePackBytes = 4 << 20;
 /// (0.96x to 1.12x: kmi,kj->mij 1.12x, rxi,rj->xij 1.09x).
 static constexpr int64_t kMinFusedPackBytes = 1 << 20;
 
+/// The use of `copy`'s result that a contraction reads: its only use, or
+/// that of a tensor.collapse_shape of it that is its only use (a pack whose
+/// trailing dims the contraction reads as one, [d, m, e, s] as [d, m, es]).
+static OpOperand *getPackUse(linalg::GenericOp copy) {
+  if (!copy->hasOneUse())
+    return nullptr;
+  OpOperand *use = &*copy->getUses().begin();
+  if (auto reshape = dyn_cast<tensor::CollapseShapeOp>(use->getOwner())) {
+    if (!reshape->hasOneUse())
+      return nullptr;
+    use = &*reshape->getUses().begin();
+  }
+  return use;
+}
+
 /// Whether `copy` is a packing copy (one input read through a permutation
-/// into a tensor.empty) read only by `contraction`, whose cache tiles
+/// into a tensor.empty) read only by `contraction` (getPackUse), whose cache tiles
 /// (`strategy`) can make it slice by slice: the whole does not fit L2
 /// (kMinFusedPackBytes), each slice fits kMaxPackSliceBytes, and is reused
 /// kMinPackReuse times, over kMinPackDepth reduction steps
@@ -193,11 +250,11 @@ static bool isFusablePack(linalg::GenericOp copy, linalg::GenericOp contraction,
   if (body.getOperations().size() != 1 ||
       body.getTerminator()->getOperand(0) != body.getArgument(0))
     return false;
-  OpOperand &use = *copy->getUses().begin();
-  if (use.getOwner() != contraction.getOperation() ||
-      !contraction.isDpsInput(&use) || contraction.hasDynamicShape())
+  OpOperand *use = getPackUse(copy);
+  if (!use || use->getOwner() != contraction.getOperation() ||
+      !contraction.isDpsInput(use) || contraction.hasDynamicShape())
     return false;
-  AffineMap map = contraction.getMatchingIndexingMap(&use);
+  AffineMap map = contraction.getMatchingIndexingMap(use);
   if (!map.isProjectedPermutation())
     return false;
   SmallVector<int64_t> ranges = contraction.getStaticLoopRanges();
@@ -1205,9 +1262,10 @@ struct EinsumVectorizePass
       strategies[op] = strategy;
     llvm::erase_if(work, [&](std::pair<linalg::GenericOp, StrategyAttr> &entry) {
       auto [op, strategy] = entry;
-      if (strategy.getKind() != StrategyKind::Elementwise || !op->hasOneUse())
+      OpOperand *use = getPackUse(op);
+      if (strategy.getKind() != StrategyKind::Elementwise || !use)
         return false;
-      auto consumer = dyn_cast<linalg::GenericOp>(*op->user_begin());
+      auto consumer = dyn_cast<linalg::GenericOp>(use->getOwner());
       auto it = consumer ? strategies.find(consumer) : strategies.end();
       if (it == strategies.end() ||
           it->second.getKind() != StrategyKind::Contract ||

@@ -339,6 +339,42 @@ func.func @pack_fits_l2(%a: tensor<64x32xf32>, %b: tensor<256x32xf32>, %c: tenso
 
 // -----
 
+// A pack that the contraction reads through a collapse_shape ([l, g, o, i]
+// read as [l, go, i]; 1.2 MB) is made slice by slice too: the slice of the
+// collapsed operand that each tile of l reads is taken of the pack itself,
+// 1 x 6 x 8 x 300, and collapsed.
+// CHECK-LABEL: func.func @fused_pack_through_collapse
+// CHECK-NOT: tensor.empty() : tensor<20x6x8x300xf32>
+// CHECK: scf.for
+// CHECK: %[[SLICE:.*]] = tensor.empty() : tensor<1x6x8x300xf32>
+// CHECK: %[[PACK:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[SLICE]])
+// CHECK: tensor.collapse_shape %[[PACK]] {{\[}}[0], [1, 2], [3]] : tensor<1x6x8x300xf32> into tensor<1x48x300xf32>
+// CHECK: vector.contract
+#glio = affine_map<(d0, d1, d2, d3) -> (d1, d3, d0, d2)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#lki = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>
+#klx = affine_map<(d0, d1, d2, d3) -> (d2, d1, d0)>
+#xli = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+func.func @fused_pack_through_collapse(%a: tensor<6x300x20x8xf32>, %b: tensor<48x20x37xf32>, %c: tensor<37x20x300xf32>) -> tensor<37x20x300xf32> {
+  %zero = arith.constant 0.0 : f32
+  %init = linalg.fill ins(%zero : f32) outs(%c : tensor<37x20x300xf32>) -> tensor<37x20x300xf32>
+  %empty = tensor.empty() : tensor<20x6x8x300xf32>
+  %packed = linalg.generic {indexing_maps = [#glio, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : tensor<6x300x20x8xf32>) outs(%empty : tensor<20x6x8x300xf32>) attrs = {einsum.strategy = #einsum.strategy<elementwise, order = [1, 0, 2, 3], cache = [8, 1, 0, 64], register = [1, 1, 8, 16]>} {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<20x6x8x300xf32>
+  %collapsed = tensor.collapse_shape %packed [[0], [1, 2], [3]] : tensor<20x6x8x300xf32> into tensor<20x48x300xf32>
+  %r = linalg.generic {indexing_maps = [#lki, #klx, #xli], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%collapsed, %b : tensor<20x48x300xf32>, tensor<48x20x37xf32>) outs(%init : tensor<37x20x300xf32>) attrs = {einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [40, 1, 48, 320], register = [8, 1, 1, 32]>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %y, %x : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<37x20x300xf32>
+  return %r : tensor<37x20x300xf32>
+}
+
+// -----
+
 // Over 16 reduction steps, a packed operand of 4 MiB or more (16 x 65536
 // f32) is made slice by slice too: the whole one would go to memory and back
 // between the copy and the contraction.
