@@ -233,8 +233,9 @@ static OpOperand *getPackUse(linalg::GenericOp copy) {
 }
 
 /// Whether `copy` is a packing copy (one input read through a permutation
-/// into a tensor.empty) read only by `contraction` (getPackUse), whose cache tiles
-/// (`strategy`) can make it slice by slice: the whole does not fit L2
+/// into a tensor.empty) read only by `contraction` (getPackUse), whose
+/// cache tiles (`strategy`) can make it slice by slice: the whole does not
+/// fit L2
 /// (kMinFusedPackBytes), each slice fits kMaxPackSliceBytes, and is reused
 /// kMinPackReuse times, over kMinPackDepth reduction steps
 /// (kMinLargePackDepth for a whole of kMinLargePackBytes).
@@ -285,8 +286,7 @@ static bool isFusablePack(linalg::GenericOp copy, linalg::GenericOp contraction,
   bool deepEnough = depth >= kMinPackDepth ||
                     (depth >= kMinLargePackDepth && whole >= kMinLargePackBytes);
   return slice <= kMaxPackSliceBytes && slice < whole &&
-         whole >= kMinFusedPackBytes &&
-         reuse >= kMinPackReuse && deepEnough;
+         whole >= kMinFusedPackBytes && reuse >= kMinPackReuse && deepEnough;
 }
 
 /// Peels the last iteration of each of `partialLoops` (loops of a tiling of
