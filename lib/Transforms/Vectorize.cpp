@@ -492,6 +492,30 @@ tileBlock(RewriterBase &rewriter, linalg::GenericOp op, StrategyKind kind,
       if (iterators[loop] == utils::IteratorType::reduction &&
           !ShapedType::isDynamic(ranges[loop]) && size >= ranges[loop])
         size = 0;
+    // A loop that reads a fused pack through a collapse_shape, in a dim
+    // that collapses several of the pack's, with one cache tile covering
+    // it (sedm,dcm->dces: es of 99 in a tile of 112): untiled, so that its
+    // slice is the whole dim, static and at 0, which SliceAbovePackCollapse
+    // can take of the pack; a tile past the end has a dynamic size it
+    // cannot. 13 generated contractions whose packs are fused so: 1.11x on
+    // one thread (1.0x to 1.21x).
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto reshape = input->get().getDefiningOp<tensor::CollapseShapeOp>();
+      Operation *pack = reshape ? reshape.getSrc().getDefiningOp() : nullptr;
+      if (!pack || !isFusedPack(pack))
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(input);
+      for (auto [dim, group] :
+           llvm::enumerate(reshape.getReassociationIndices())) {
+        auto expr = dyn_cast<AffineDimExpr>(map.getResult(dim));
+        if (group.size() < 2 || !expr)
+          continue;
+        unsigned loop = expr.getPosition();
+        if (!ShapedType::isDynamic(ranges[loop]) &&
+            cacheTiles[loop] >= ranges[loop])
+          cacheTiles[loop] = 0;
+      }
+    }
   }
   auto tileOp = [&](linalg::GenericOp target, ArrayRef<int64_t> sizes,
                     bool registerTile) {
