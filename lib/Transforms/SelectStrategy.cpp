@@ -14,6 +14,7 @@
 #include "einsum/Transforms/Passes.h"
 
 #include "Sizes.h"
+#include "Tiling.h"
 
 #include "einsum/Dialect/Einsum/IR/EinsumAttrs.h"
 #include "einsum/Dialect/Einsum/IR/EinsumDialect.h"
@@ -1376,31 +1377,21 @@ static void packRowsForContraction(OpBuilder &builder, linalg::GenericOp op,
 }
 
 /// Where `input` of a collapsed contraction is a collapse_shape of a packing
-/// copy (a transpose of one input into a tensor.empty, written in its loops'
-/// order) read only there, collapses the copy's loops the same way, so that
-/// the contraction reads the copy itself: einsum-vectorize fuses such a copy
-/// into the cache tiles only where it is the contraction's operand (a pack
-/// of B in `aewf,ewdf->aewd`, whose batch loops e, w are collapsed, was a
-/// separate pass over all of B before). Measured on a Zen 4, interleaved
-/// A/B, on the 102 generated, power-of-two and realistic contractions whose
-/// kernels this (with kMinFusedPackBytes of einsum-vectorize) changes:
-/// 1.03x on one thread (suite aewf,ewdf->aewd 1.10-1.18x, fwbn,nfwh->hfwb
-/// 1.09-1.10x), 1.0x on two.
+/// copy (isPackingCopy) read only there, collapses the copy's loops the same
+/// way, so that the contraction reads the copy itself: einsum-vectorize fuses
+/// such a copy into the cache tiles only where it is the contraction's
+/// operand (a pack of B in `aewf,ewdf->aewd`, whose batch loops e, w are
+/// collapsed, was a separate pass over all of B before). Measured on a Zen
+/// 4, interleaved A/B, on the 102 generated, power-of-two and realistic
+/// contractions whose kernels this (with kMinFusedPackBytes of
+/// einsum-vectorize) changes: 1.03x on one thread (suite aewf,ewdf->aewd
+/// 1.10-1.18x, fwbn,nfwh->hfwb 1.09-1.10x), 1.0x on two.
 static void collapsePack(RewriterBase &rewriter, OpOperand &input) {
   auto reshape = input.get().getDefiningOp<tensor::CollapseShapeOp>();
   auto copy = reshape ? reshape.getSrc().getDefiningOp<linalg::GenericOp>()
                       : linalg::GenericOp();
   if (!copy || !reshape->hasOneUse() || !copy->hasOneUse() ||
-      !reshape.getResultType().hasStaticShape() ||
-      copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
-      !copy.hasPureTensorSemantics() ||
-      !copy.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() ||
-      !copy.getIndexingMapsArray().back().isIdentity() ||
-      !copy.getIndexingMapsArray().front().isPermutation())
-    return;
-  Block &body = copy.getRegion().front();
-  if (body.getOperations().size() != 1 ||
-      body.getTerminator()->getOperand(0) != body.getArgument(0))
+      !reshape.getResultType().hasStaticShape() || !isPackingCopy(copy))
     return;
   // The copy's loops are its output's dims: the reshape's groups.
   SmallVector<ReassociationIndices> groups;

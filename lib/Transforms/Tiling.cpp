@@ -24,6 +24,12 @@ einsum::tileAndReplace(RewriterBase &rewriter, linalg::LinalgOp op,
   return result;
 }
 
+bool einsum::isPackingCopy(linalg::GenericOp op) {
+  return op.hasPureTensorSemantics() &&
+         linalg::isaTransposeOpInterface(op).has_value() &&
+         op.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>();
+}
+
 FailureOr<std::pair<linalg::LinalgOp, SmallVector<LoopLikeOpInterface>>>
 einsum::tileAndFuseFill(RewriterBase &rewriter, linalg::LinalgOp op,
                         const scf::SCFTilingOptions &options,

@@ -22,6 +22,13 @@ FailureOr<scf::SCFTilingResult>
 tileAndReplace(RewriterBase &rewriter, linalg::LinalgOp op,
                const scf::SCFTilingOptions &options);
 
+/// Whether `op` is a packing copy: a transpose on tensors (upstream
+/// linalg::isaTransposeOpInterface: one input read through a permutation,
+/// written whole in order) into a fresh tensor.empty, which einsum-vectorize
+/// may make slice by slice inside the cache tiles of the contraction that
+/// reads it.
+bool isPackingCopy(linalg::GenericOp op);
+
 /// Tiles `op` with `options` and fuses the linalg.fill that initializes its
 /// output into the loops (each tile fills its own slice), and replaces it.
 /// Other producers are fused only where `fuseProducer` holds for them (a

@@ -124,6 +124,16 @@ struct SliceAbovePackCollapse : OpRewritePattern<tensor::ExtractSliceOp> {
     return success();
   }
 };
+
+/// The pass's pattern sets that tiling applies, built once (initialize).
+struct TilingPatterns {
+  /// Folds what tiling and peeling leave (static sizes of full tiles).
+  const FrozenRewritePatternSet &canonicalization;
+  /// Slices of packs read through a collapse_shape, taken of the packs
+  /// (SliceAbovePackCollapse): the cleanup patterns of the cache tiles'
+  /// fusion.
+  const FrozenRewritePatternSet &packSlices;
+};
 } // namespace
 
 /// Tiles `op` like `tile`, but where its output is initialized by a
@@ -135,7 +145,8 @@ struct SliceAbovePackCollapse : OpRewritePattern<tensor::ExtractSliceOp> {
 /// zeros the accumulator starts from.
 static FailureOr<std::pair<linalg::GenericOp, SmallVector<scf::ForOp>>>
 tileFusingFill(RewriterBase &rewriter, linalg::GenericOp op,
-               ArrayRef<int64_t> tileSizes, bool registerTile) {
+               ArrayRef<int64_t> tileSizes, bool registerTile,
+               const TilingPatterns &patterns) {
   // The cache tiles make the slices of the packed operands they read.
   std::function<bool(Operation *)> fusePacks;
   if (!registerTile)
@@ -165,15 +176,8 @@ tileFusingFill(RewriterBase &rewriter, linalg::GenericOp op,
   scf::SCFTilingOptions options;
   options.setTileSizes(
       getAsIndexOpFoldResult(rewriter.getContext(), parallelSizes));
-  // Slices of packs read through a collapse_shape, taken of the packs.
-  std::optional<FrozenRewritePatternSet> packSlices;
-  if (fusePacks) {
-    RewritePatternSet patterns(rewriter.getContext());
-    patterns.add<SliceAbovePackCollapse>(rewriter.getContext());
-    packSlices.emplace(std::move(patterns));
-  }
   auto fused = tileAndFuseFill(rewriter, op, options, fusePacks,
-                               packSlices ? &*packSlices : nullptr);
+                               fusePacks ? &patterns.packSlices : nullptr);
   if (failed(fused))
     return failure();
   auto tiled = cast<linalg::GenericOp>(fused->first.getOperation());
@@ -232,23 +236,15 @@ static OpOperand *getPackUse(linalg::GenericOp copy) {
   return use;
 }
 
-/// Whether `copy` is a packing copy (one input read through a permutation
-/// into a tensor.empty) read only by `contraction` (getPackUse), whose
+/// Whether `copy` is a packing copy (isPackingCopy) read only by
+/// `contraction` (getPackUse), whose
 /// cache tiles (`strategy`) can make it slice by slice: the whole does not
 /// fit L2 (kMinFusedPackBytes), each slice fits kMaxPackSliceBytes and is
 /// reused kMinPackReuse times, over kMinPackDepth reduction steps
 /// (kMinLargePackDepth for a whole of kMinLargePackBytes).
 static bool isFusablePack(linalg::GenericOp copy, linalg::GenericOp contraction,
                           StrategyAttr strategy) {
-  if (copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
-      !copy->hasOneUse() || !copy.hasPureTensorSemantics() ||
-      !copy.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() ||
-      !llvm::all_of(copy.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isPermutation(); }))
-    return false;
-  Block &body = copy.getRegion().front();
-  if (body.getOperations().size() != 1 ||
-      body.getTerminator()->getOperand(0) != body.getArgument(0))
+  if (!isPackingCopy(copy))
     return false;
   OpOperand *use = getPackUse(copy);
   if (!use || use->getOwner() != contraction.getOperation() ||
@@ -339,7 +335,7 @@ peelPartialTiles(RewriterBase &rewriter, linalg::GenericOp tile,
 static FailureOr<SmallVector<linalg::GenericOp>>
 stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
             MutableArrayRef<int64_t> cacheTiles, int64_t stage,
-            const FrozenRewritePatternSet &canonicalization) {
+            const TilingPatterns &patterns) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   if (stage > static_cast<int64_t>(ranges.size()) || op.getNumDpsInits() != 1)
@@ -402,7 +398,8 @@ stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
     for (Value buffer : buffers)
       rewriter.eraseOp(buffer.getDefiningOp());
   };
-  auto tiled = fill ? tileFusingFill(rewriter, op, sizes, /*registerTile=*/false)
+  auto tiled = fill ? tileFusingFill(rewriter, op, sizes,
+                                     /*registerTile=*/false, patterns)
                     : tile(rewriter, op, sizes);
   if (failed(tiled)) {
     eraseBuffers();
@@ -417,7 +414,7 @@ stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
     unsigned index = llvm::count_if(ArrayRef(sizes).take_front(*partialLoop),
                                     [](int64_t size) { return size != 0; });
     ops = peelPartialTiles(rewriter, tiled->first, tiled->second.front(),
-                           {tiled->second[index]}, canonicalization);
+                           {tiled->second[index]}, patterns.canonicalization);
   }
 
   // Each tile op computes into the buffer of its shape (the op that
@@ -479,7 +476,7 @@ stageOutput(RewriterBase &rewriter, linalg::GenericOp op,
 static LogicalResult
 tileBlock(RewriterBase &rewriter, linalg::GenericOp op, StrategyKind kind,
           SmallVector<int64_t> cacheTiles, SmallVector<int64_t> registerTiles,
-          const FrozenRewritePatternSet &canonicalization) {
+          const TilingPatterns &patterns) {
   // A `contract` schedule carries its accumulators through the reductions:
   // the output's fill is fused into the tiles. A reduction whose cache tile
   // spans it gets no loop, so that the register tiles see the fill too.
@@ -518,8 +515,9 @@ tileBlock(RewriterBase &rewriter, linalg::GenericOp op, StrategyKind kind,
   }
   auto tileOp = [&](linalg::GenericOp target, ArrayRef<int64_t> sizes,
                     bool registerTile) {
-    return fuseFill ? tileFusingFill(rewriter, target, sizes, registerTile)
-                    : tile(rewriter, target, sizes);
+    return fuseFill
+               ? tileFusingFill(rewriter, target, sizes, registerTile, patterns)
+               : tile(rewriter, target, sizes);
   };
   // Cache tiles: the loops whose last tile is partial and whose register
   // tiles are wider than 1 are peeled (innermost first), so that every copy
@@ -543,7 +541,7 @@ tileBlock(RewriterBase &rewriter, linalg::GenericOp op, StrategyKind kind,
     }
     if (!partialLoops.empty())
       cacheTileOps = peelPartialTiles(rewriter, op, tiled->second.front(),
-                                      partialLoops, canonicalization);
+                                      partialLoops, patterns.canonicalization);
   }
   if (cacheTileOps.empty())
     cacheTileOps.push_back(op);
@@ -590,7 +588,7 @@ tileBlock(RewriterBase &rewriter, linalg::GenericOp op, StrategyKind kind,
 /// been canonicalized, so that full tiles have static shapes.
 static LogicalResult
 tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op, StrategyAttr strategy,
-            const FrozenRewritePatternSet &canonicalization) {
+            const TilingPatterns &patterns) {
   SmallVector<unsigned> order =
       llvm::map_to_vector(strategy.getOrder(), [](int64_t loop) {
         return static_cast<unsigned>(loop);
@@ -611,13 +609,13 @@ tileAndPeel(RewriterBase &rewriter, linalg::GenericOp op, StrategyAttr strategy,
   SmallVector<linalg::GenericOp> blocks = {op};
   if (strategy.getStage() > 0) {
     FailureOr<SmallVector<linalg::GenericOp>> staged = stageOutput(
-        rewriter, op, cacheTiles, strategy.getStage(), canonicalization);
+        rewriter, op, cacheTiles, strategy.getStage(), patterns);
     if (succeeded(staged))
       blocks = std::move(*staged);
   }
   for (linalg::GenericOp block : blocks)
     if (failed(tileBlock(rewriter, block, strategy.getKind(), cacheTiles,
-                         registerTiles, canonicalization)))
+                         registerTiles, patterns)))
       return failure();
   return success();
 }
@@ -1240,6 +1238,10 @@ struct EinsumVectorizePass
     addCanonicalizationPatterns(context, foldRowsPatterns);
     foldRows = FrozenRewritePatternSet(std::move(foldRowsPatterns));
 
+    RewritePatternSet packSlicePatterns(context);
+    packSlicePatterns.add<SliceAbovePackCollapse>(context);
+    packSlices = FrozenRewritePatternSet(std::move(packSlicePatterns));
+
     RewritePatternSet emptySlicePatterns(context);
     tensor::populateFoldTensorEmptyPatterns(emptySlicePatterns);
     foldEmptySlices = FrozenRewritePatternSet(std::move(emptySlicePatterns));
@@ -1302,8 +1304,9 @@ struct EinsumVectorizePass
     // not), which the pipeline lowers to loops: a schedule that does not fit
     // costs speed, never the compile.
     IRRewriter rewriter(context);
+    TilingPatterns tilingPatterns{canonicalization, packSlices};
     for (auto [op, strategy] : work)
-      (void)tileAndPeel(rewriter, op, strategy, canonicalization);
+      (void)tileAndPeel(rewriter, op, strategy, tilingPatterns);
 
     // Fold the peeled tiles' sizes to constants.
     (void)applyPatternsGreedily(root, canonicalization);
@@ -1326,7 +1329,7 @@ struct EinsumVectorizePass
       for (linalg::GenericOp pack : packs) {
         auto strategy = cast<StrategyAttr>(pack->getAttr(kFusedPackMarker));
         pack->removeAttr(kFusedPackMarker);
-        (void)tileAndPeel(rewriter, pack, strategy, canonicalization);
+        (void)tileAndPeel(rewriter, pack, strategy, tilingPatterns);
       }
       (void)applyPatternsGreedily(root, canonicalization);
     }
@@ -1387,6 +1390,7 @@ private:
   FrozenRewritePatternSet contraction;
   FrozenRewritePatternSet foldEmptySlices;
   FrozenRewritePatternSet foldRows;
+  FrozenRewritePatternSet packSlices;
   FrozenRewritePatternSet transferPermutation;
 };
 } // namespace
