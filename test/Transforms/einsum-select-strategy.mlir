@@ -681,6 +681,29 @@ func.func @short_rows_stretch_batch(%a: tensor<16x11x857x13xf32>, %b: tensor<98x
 
 // -----
 
+// Output rows of 206 elements (b) over 16 reduction steps, whose M rows (h)
+// lie 600 KB apart in the output: its next loop, k, runs inside M's tiles
+// in stretches of 2048 / 206 = 9 steps. k is a batch loop (A's packed block
+// per step: 16 x 206); the rows are longer than a cache line, so the blocks
+// need only fit L2 (32768 elements: 9 steps), not L1 (4096 elements: 1
+// step, each of which wrote 824 bytes of every one of the 107 rows).
+// Loops: h, f, k, j (reduction), b.
+// CHECK-LABEL: func.func @long_rows_stretch_batch
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<27x27x16x206xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 2, 4, 3], cache = [112, 1, 9, 16, 206], register = [8, 1, 1, 1, 32]>
+// AVX2-LABEL: func.func @long_rows_stretch_batch
+// AVX2: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 2, 4, 3], cache = [108, 1, 9, 16, 206], register = [6, 1, 1, 1, 16]>
+// ZEN4-LABEL: func.func @long_rows_stretch_batch
+// ZEN4: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 2, 4, 3], cache = [112, 1, 9, 16, 206], register = [8, 1, 1, 1, 16]>
+func.func @long_rows_stretch_batch(%a: tensor<27x206x27x16xf32>, %b: tensor<27x107x27x16xf32>) -> tensor<107x27x27x206xf32> {
+  %r = einsum.contract "fbkj,fhkj->hfkb"(%a, %b) : tensor<27x206x27x16xf32>, tensor<27x107x27x16xf32>
+  return %r : tensor<107x27x27x206xf32>
+}
+
+// -----
+
 // A long reduction (64 steps) in a product with a batch loop (r): B, not
 // contiguous along the output's contiguous loop x, is packed to [r, u, x]
 // and N stays x (stored as it is), rather than N = c, A's contiguous loop,
@@ -754,14 +777,15 @@ func.func @rows_adjacent_keep_tile(%a: tensor<24x61x16xf32>, %b: tensor<16x61x30
 
 // Output rows of 82 columns (three register tiles wide, within 128) whose M
 // rows (x) lie 354 KB apart: the batch loop r, the output's next loop, runs
-// inside M's tiles in cache tiles of 6 (its blocks of A, 8 x 82 per step,
-// within 4096 elements; 1079 = 13 x 83 has no divisor near it), so that each
-// row is written in stretches of 6 x 82 elements rather than 82 per batch.
+// inside M's tiles in cache tiles of 13 (2048 / 82 = 24 steps, whose
+// blocks of A, 8 x 82 per step, fit the 32768 elements of L2 that rows
+// longer than a cache line may take; 1079 = 13 x 83), so that each row is
+// written in stretches of 13 x 82 elements rather than 82 per batch.
 // Loops: x, r, j (reduction), g.
 // CHECK-LABEL: func.func @wide_short_rows_far_apart
 // CHECK: linalg.generic
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [216, 6, 8, 82], register = [8, 1, 1, 32]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [216, 13, 8, 82], register = [8, 1, 1, 32]>
 func.func @wide_short_rows_far_apart(%a: tensor<8x1079x82xf32>, %b: tensor<1079x8x213xf32>) -> tensor<213x1079x82xf32> {
   %r = einsum.contract "jrg,rjx->xrg"(%a, %b) : tensor<8x1079x82xf32>, tensor<1079x8x213xf32>
   return %r : tensor<213x1079x82xf32>
@@ -784,11 +808,12 @@ func.func @rows_past_short_bound(%a: tensor<40x1079x129xf32>, %b: tensor<1079x40
 
 // Over a short reduction (8 steps, within 32) rows of up to 1024 columns
 // are written in stretches too where M spans several register tiles: rows
-// of 146, r's cache tile 3 (4096 / (8 x 146)).
+// of 146, r's cache tile 13 (2048 / 146 = 14 steps, blocks of 8 x 146
+// within 32768 elements; 1079 = 13 x 83).
 // CHECK-LABEL: func.func @short_reduction_long_rows
 // CHECK: linalg.generic
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [216, 3, 8, 146], register = [8, 1, 1, 32]>
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [216, 13, 8, 146], register = [8, 1, 1, 32]>
 func.func @short_reduction_long_rows(%a: tensor<8x1079x146xf32>, %b: tensor<1079x8x213xf32>) -> tensor<213x1079x146xf32> {
   %r = einsum.contract "jrg,rjx->xrg"(%a, %b) : tensor<8x1079x146xf32>, tensor<1079x8x213xf32>
   return %r : tensor<213x1079x146xf32>
