@@ -385,14 +385,16 @@ static constexpr int64_t kRowStretchElements = 2048;
 static constexpr int64_t kMaxStretchDepth = 32;
 /// The elements of the N input's block that a stretch along a batch loop
 /// makes (its steps x reduction steps x N): each register tile of M reads
-/// it again. Rows of N of one cache line or less (kMaxL1StretchRowBytes)
-/// keep it in L1, at a third of 48 KiB (kStretchBlockElements); longer rows
-/// in L2 (kLongRowStretchBlockElements, 128 KiB of f32), where the register
+/// it again. Rows of N of at most kMaxL1StretchRowElements keep it in L1,
+/// at a third of 48 KiB (kStretchBlockElements); longer rows in L2
+/// (kLongRowStretchBlockElements, 128 KiB of f32), where the register
 /// tile's one load of it per row of FMAs does not notice the difference,
-/// and the longer stretches write longer runs of each output row.
+/// and the longer stretches write longer runs of each output row. The bound
+/// is in elements, not bytes: f64 rows of 9 to 16 elements ran 0.90x with
+/// the L2 bound (43 generated contractions), as f32 rows of up to 16 did.
 static constexpr int64_t kStretchBlockElements = 4096;
 static constexpr int64_t kLongRowStretchBlockElements = 32768;
-static constexpr int64_t kMaxL1StretchRowBytes = 64;
+static constexpr int64_t kMaxL1StretchRowElements = 16;
 /// The iterations of a contraction's reduction cache tiles, shared by its
 /// reduction loops. Each reduction tile loads and stores every register
 /// tile's accumulators once more; a long one streams the N input's panel
@@ -760,14 +762,14 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
   // of 7 rows ran 0.91x, so it stays out). Where that loop is a batch loop,
   // each of its steps brings a new block of the N input (reductions x N),
   // which every register tile of M reads again: the stretch is cut so that
-  // its blocks fit kStretchBlockElements where N is one line or less
+  // its blocks fit kStretchBlockElements where N is 16 elements or less
   // (zrty,btz->brty: 157 steps of 16 x 13 -> 19, 1.09x; the 11 suite cases
   // that change 1.075x on one thread, 1.07x on two, jrg,rjx->xrg 0.95x; 24
   // generated ones 1.12x), kLongRowStretchBlockElements where it is longer
   // (fbkj,fhkj->hfkb: 1 step of 16 x 206 -> 9, 1.38x; wxsi,xisf->xwsf 2 ->
   // 10, 1.44x; aewf,ewdf->aewd 1.30x; 348 suite and generated contractions
-  // change with the L2 bound: 1.10x on the 295 whose N is longer than a
-  // line, 0.93x on the 53 whose N is not, which keep the L1 bound).
+  // change with the L2 bound: 1.10x on the 295 whose N is longer than 16
+  // f32, 0.93x on the 53 whose N is not, which keep the L1 bound).
   if (mLoop && info.nextLoop.back()) {
     unsigned next = *info.nextLoop.back();
     int64_t nExtent = info.ranges[*nLoop];
@@ -789,9 +791,8 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
       int64_t stretch = kRowStretchElements / nExtent;
       int64_t block =
           saturatingMul(std::min(steps, kReductionTileSteps), nExtent);
-      int64_t rowBytes = saturatingMul(nExtent, target.bits / 8 / lanes);
       if (nOperand.test(next))
-        stretch = std::min(stretch, (rowBytes <= kMaxL1StretchRowBytes
+        stretch = std::min(stretch, (nExtent <= kMaxL1StretchRowElements
                                          ? kStretchBlockElements
                                          : kLongRowStretchBlockElements) /
                                         block);

@@ -684,7 +684,7 @@ func.func @short_rows_stretch_batch(%a: tensor<16x11x857x13xf32>, %b: tensor<98x
 // Output rows of 206 elements (b) over 16 reduction steps, whose M rows (h)
 // lie 600 KB apart in the output: its next loop, k, runs inside M's tiles
 // in stretches of 2048 / 206 = 9 steps. k is a batch loop (A's packed block
-// per step: 16 x 206); the rows are longer than a cache line, so the blocks
+// per step: 16 x 206); the rows are longer than 16 elements, so the blocks
 // need only fit L2 (32768 elements: 9 steps), not L1 (4096 elements: 1
 // step, each of which wrote 824 bytes of every one of the 107 rows).
 // Loops: h, f, k, j (reduction), b.
@@ -700,6 +700,17 @@ func.func @short_rows_stretch_batch(%a: tensor<16x11x857x13xf32>, %b: tensor<98x
 func.func @long_rows_stretch_batch(%a: tensor<27x206x27x16xf32>, %b: tensor<27x107x27x16xf32>) -> tensor<107x27x27x206xf32> {
   %r = einsum.contract "fbkj,fhkj->hfkb"(%a, %b) : tensor<27x206x27x16xf32>, tensor<27x107x27x16xf32>
   return %r : tensor<107x27x27x206xf32>
+}
+
+// -----
+
+// The row bound is in elements: f64 rows of 13 (104 bytes, past a cache
+// line) keep the L1 bound of 4096 elements, a stretch of 19 as in f32.
+// CHECK-LABEL: func.func @short_rows_stretch_batch_f64
+// CHECK: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 2, 4, 3], cache = [104, 11, 19, 16, 13], register = [8, 1, 1, 1, 13]>
+func.func @short_rows_stretch_batch_f64(%a: tensor<16x11x857x13xf64>, %b: tensor<98x857x16xf64>) -> tensor<98x11x857x13xf64> {
+  %r = einsum.contract "zrty,btz->brty"(%a, %b) : tensor<16x11x857x13xf64>, tensor<98x857x16xf64>
+  return %r : tensor<98x11x857x13xf64>
 }
 
 // -----
@@ -779,7 +790,7 @@ func.func @rows_adjacent_keep_tile(%a: tensor<24x61x16xf32>, %b: tensor<16x61x30
 // rows (x) lie 354 KB apart: the batch loop r, the output's next loop, runs
 // inside M's tiles in cache tiles of 13 (2048 / 82 = 24 steps, whose
 // blocks of A, 8 x 82 per step, fit the 32768 elements of L2 that rows
-// longer than a cache line may take; 1079 = 13 x 83), so that each row is
+// longer than 16 elements may take; 1079 = 13 x 83), so that each row is
 // written in stretches of 13 x 82 elements rather than 82 per batch.
 // Loops: x, r, j (reduction), g.
 // CHECK-LABEL: func.func @wide_short_rows_far_apart
