@@ -60,6 +60,78 @@ func.func @gemm_panels(%a: tensor<1024x2048xf32>, %b: tensor<2048x1024xf32>) -> 
 
 // -----
 
+// N = 1041 is not a whole number of panels, B's rows are 2 KiB or more apart
+// and there are 256 or more reduction steps: the product is split along N
+// into its whole panels (1024 columns, packed and written as above, into
+// their slice of the output) and the other 17 columns, a contraction of its
+// own on slices of B and of the first part's result, with a fill of its own
+// (65 panels of 16 and 1 column with 256-bit vectors).
+// CHECK-LABEL: func.func @gemm_panels_rest
+// CHECK-SAME: (%[[A:.*]]: tensor<512x256xf32>, %[[B:.*]]: tensor<256x1041xf32>)
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<512x1041xf32>
+// CHECK: %[[BW:.*]] = tensor.extract_slice %[[B]][0, 0] [256, 1024] [1, 1]
+// CHECK: %[[CW:.*]] = tensor.extract_slice %[[EMPTY]][0, 0] [512, 1024] [1, 1]
+// CHECK: tensor.expand_shape %[[BW]] {{\[}}[0], [1, 2]] output_shape [256, 32, 32]
+// CHECK: %[[INIT:.*]] = tensor.expand_shape %[[CW]] {{\[}}[0], [1, 2]] output_shape [512, 32, 32]
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[INIT]] : tensor<512x32x32xf32>)
+// CHECK: %[[WHOLE:.*]] = linalg.generic
+// CHECK-SAME: outs(%[[FILL]] : tensor<512x32x32xf32>)
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [3, 0, 2, 1], cache = [256, 256, 32, 16], register = [8, 1, 32, 1]>
+// CHECK: %[[WC:.*]] = tensor.collapse_shape %[[WHOLE]] {{\[}}[0], [1, 2]] : tensor<512x32x32xf32> into tensor<512x1024xf32>
+// CHECK: %[[PART:.*]] = tensor.insert_slice %[[WC]] into %[[EMPTY]][0, 0] [512, 1024] [1, 1]
+// CHECK: %[[BR:.*]] = tensor.extract_slice %[[B]][0, 1024] [256, 17] [1, 1]
+// CHECK: %[[CR:.*]] = tensor.extract_slice %[[PART]][0, 1024] [512, 17] [1, 1]
+// CHECK: %[[FR:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[CR]] : tensor<512x17xf32>)
+// CHECK: %[[REST:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[A]], %[[BR]] : tensor<512x256xf32>, tensor<256x17xf32>) outs(%[[FR]] : tensor<512x17xf32>)
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract
+// CHECK: %[[C:.*]] = tensor.insert_slice %[[REST]] into %[[PART]][0, 1024] [512, 17] [1, 1]
+// CHECK: return %[[C]]
+// ZEN4-LABEL: func.func @gemm_panels_rest
+// ZEN4: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [256, 65, 16]
+// ZEN4: tensor.extract_slice %{{.*}}[0, 1040] [256, 1] [1, 1]
+func.func @gemm_panels_rest(%a: tensor<512x256xf32>, %b: tensor<256x1041xf32>) -> tensor<512x1041xf32> {
+  %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<512x256xf32>, tensor<256x1041xf32>
+  return %r : tensor<512x1041xf32>
+}
+
+// -----
+
+// Over fewer than 256 reduction steps, such an N is read in place (its
+// rows' walk fits the L1).
+// CHECK-LABEL: func.func @gemm_panels_rest_shallow
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return
+func.func @gemm_panels_rest_shallow(%a: tensor<512x128xf32>, %b: tensor<128x1041xf32>) -> tensor<512x1041xf32> {
+  %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<512x128xf32>, tensor<128x1041xf32>
+  return %r : tensor<512x1041xf32>
+}
+
+// -----
+
+// Nor where B's rows are less than 2 KiB apart (N = 500 f32: 2000 bytes).
+// CHECK-LABEL: func.func @gemm_panels_rest_close_rows
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return
+func.func @gemm_panels_rest_close_rows(%a: tensor<512x256xf32>, %b: tensor<256x500xf32>) -> tensor<512x500xf32> {
+  %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<512x256xf32>, tensor<256x500xf32>
+  return %r : tensor<512x500xf32>
+}
+
+// -----
+
+// With rows 2 KiB or more apart but short of 4 KiB (N = 1001 f32: 4004
+// bytes), N is split: 992 columns in panels of 32, a rest of 9.
+// CHECK-LABEL: func.func @gemm_panels_rest_page_rows
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [256, 31, 32]
+// CHECK: tensor.extract_slice %{{.*}}[0, 992] [256, 9] [1, 1]
+func.func @gemm_panels_rest_page_rows(%a: tensor<512x256xf32>, %b: tensor<256x1001xf32>) -> tensor<512x1001xf32> {
+  %r = einsum.contract "ij,jk->ik"(%a, %b) : tensor<512x256xf32>, tensor<256x1001xf32>
+  return %r : tensor<512x1001xf32>
+}
+
+// -----
+
 // Fewer than 256 rows do not repay the copy: B is read in place.
 // CHECK-LABEL: func.func @gemm_few_rows
 // CHECK-NOT: tensor.expand_shape
