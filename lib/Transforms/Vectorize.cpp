@@ -237,11 +237,11 @@ static OpOperand *getPackUse(linalg::GenericOp copy) {
 }
 
 /// Whether `copy` is a packing copy (isPackingCopy) read only by
-/// `contraction` (getPackUse), whose
-/// cache tiles (`strategy`) can make it slice by slice: the whole does not
-/// fit L2 (kMinFusedPackBytes), each slice fits kMaxPackSliceBytes and is
-/// reused kMinPackReuse times, over kMinPackDepth reduction steps
-/// (kMinLargePackDepth for a whole of kMinLargePackBytes).
+/// `contraction` (getPackUse), whose cache tiles (`strategy`) can make it
+/// slice by slice: the whole does not fit L2 (kMinFusedPackBytes), each
+/// slice fits kMaxPackSliceBytes and is reused kMinPackReuse times, over
+/// kMinPackDepth reduction steps (kMinLargePackDepth for a whole of
+/// kMinLargePackBytes).
 static bool isFusablePack(linalg::GenericOp copy, linalg::GenericOp contraction,
                           StrategyAttr strategy) {
   if (!isPackingCopy(copy))

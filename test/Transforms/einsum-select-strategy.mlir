@@ -1141,3 +1141,48 @@ func.func @collapsed_batch_pack(%a: tensor<115x19x19x16xf32>, %b: tensor<19x19x2
   %r = einsum.contract "aewf,ewdf->aewd"(%a, %b) : tensor<115x19x19x16xf32>, tensor<19x19x260x16xf32>
   return %r : tensor<115x19x19x260xf32>
 }
+
+// -----
+
+// A transpose into a destination that moves the contiguous dimension
+// (ijk->ikj), of 8 MiB or more (32 MiB or more with its operand), is staged
+// per step of i: 184 x 197 contiguous elements of the output.
+// CHECK-LABEL: func.func @transpose_staged
+// CHECK: #einsum.strategy<elementwise, {{.*}}, stage = 1>
+#transposed = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+#identity = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @transpose_staged(%a: tensor<167x197x184xf32>, %out: tensor<167x184x197xf32>) -> tensor<167x184x197xf32> {
+  %r = linalg.generic {indexing_maps = [#transposed, #identity], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a : tensor<167x197x184xf32>) outs(%out : tensor<167x184x197xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<167x184x197xf32>
+  return %r : tensor<167x184x197xf32>
+}
+
+// -----
+
+// Not one that keeps it (ijk->jik: each row is copied whole), nor a packing
+// copy (into a tensor.empty, for a contraction to read).
+// CHECK-LABEL: func.func @transpose_rows_in_place
+// CHECK-NOT: stage =
+// CHECK-LABEL: func.func @packing_copy_in_place
+// CHECK-NOT: stage =
+// CHECK: return
+#rows = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
+#identity3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @transpose_rows_in_place(%a: tensor<197x167x184xf32>, %out: tensor<167x197x184xf32>) -> tensor<167x197x184xf32> {
+  %r = linalg.generic {indexing_maps = [#rows, #identity3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a : tensor<197x167x184xf32>) outs(%out : tensor<167x197x184xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<167x197x184xf32>
+  return %r : tensor<167x197x184xf32>
+}
+#transposed2 = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+func.func @packing_copy_in_place(%a: tensor<167x197x184xf32>) -> tensor<167x184x197xf32> {
+  %e = tensor.empty() : tensor<167x184x197xf32>
+  %r = linalg.generic {indexing_maps = [#transposed2, #identity3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a : tensor<167x197x184xf32>) outs(%e : tensor<167x184x197xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<167x184x197xf32>
+  return %r : tensor<167x184x197xf32>
+}
