@@ -969,8 +969,9 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
 /// memory. From those sizes, each tile of the outermost loops computes its
 /// block of the output in a buffer on the stack, which is then streamed out
 /// in whole lines (einsum-stream-copies): blocks that are contiguous in the
-/// output, of at most kMaxStageBytes (in L2 while they are written), or
-/// kMaxShortStageBytes over at most kMaxShortStagedDepth steps.
+/// output, of at most kMaxStageBytes (in L2 while they are written, twice:
+/// see below), or kMaxShortStageBytes over at most kMaxShortStagedDepth
+/// steps.
 ///
 /// Measured on a Zen 4 (1 thread, A/B against writing in place, two sets of
 /// 3 interleaved runs) on the 80 contractions of 8 and 16 steps from the
@@ -1005,11 +1006,25 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
 /// With that bound over 9 to 24 steps for both kinds of blocks, the 37
 /// contractions of seeds 32-41 whose schedule changed ran 1.08x on one
 /// thread (0.74x to 1.64x) and 1.07x on two.
+///
+/// Since einsum-stream-copies pipelines a loop of blocks (two buffers, each
+/// block streamed out during the next one's tiles), blocks over 9 to 24
+/// steps are of at most 128 KiB, not 256: the two buffers then leave most
+/// of L2 to the operands. The 32 generated contractions of seeds 100-111
+/// whose blocks that changes ran 1.045-1.054x on one thread (two runs,
+/// 0.93x to 1.20x), 18 of them and the suite's two 1.05x on two. Over 8
+/// steps, blocks of 256 KiB instead of 512 ran 1.02x on one thread and
+/// 0.96x on two (7 cases): they stay as they were, and unpipelined above
+/// 256 KiB. Deeper staging still loses pipelined: over 25 to 64 steps, 37
+/// contractions ran 0.87x staged; rows closer than kMinStagedRowBytes
+/// 0.95x (16), rows further apart than kMaxStagedRowBytes 0.89x (41).
 static constexpr int64_t kMaxStagedDepth = 24;
 static constexpr int64_t kMaxShortStagedDepth = 8;
 static constexpr int64_t kMinStagedOutputBytes = 8 << 20;
-static constexpr int64_t kMaxStageBytes = 256 << 10;
+static constexpr int64_t kMaxStageBytes = 128 << 10;
 static constexpr int64_t kMaxShortStageBytes = 512 << 10;
+/// The rows of an outer product's staged block (see chooseStage).
+static constexpr int64_t kMaxOuterProductRowBytes = 256 << 10;
 static constexpr int64_t kMinStagedRowBytes = 256;
 static constexpr int64_t kMaxStagedRowBytes = 2048;
 /// The operands and output of a staged op: all of them in the last-level
@@ -1076,7 +1091,7 @@ static std::optional<int64_t> getRowStrideBytes(const LoopInfo &info,
 /// kMinOuterProductRatio-th of its output or less) gets cache tiles for it:
 /// 1 for the outer loops, then as many steps of the next as keep the block
 /// within kElementwiseStageBytes (at least one step, of at most
-/// kMaxStageBytes). A transpose that moves the contiguous dimension is
+/// kMaxOuterProductRowBytes). A transpose that moves the contiguous dimension is
 /// staged as a contraction without reductions is: on 40 random ones of 3
 /// to 5 dims and 17-32 MB (interleaved A/B, medians, one thread), the 17
 /// that this stages ran 1.30x on the geomean (0.99x to 2.30x; ijk->ikj
@@ -1131,7 +1146,7 @@ static int64_t chooseStage(linalg::GenericOp op, const LoopInfo &info,
     SmallVector<int64_t> extents(info.ranges);
     for (auto [position, loop] : llvm::enumerate(plan.order)) {
       int64_t inner = getBlock(info, outMap, extents).first / extents[loop];
-      if (saturatingMul(inner, elementBytes) > kMaxStageBytes) {
+      if (saturatingMul(inner, elementBytes) > kMaxOuterProductRowBytes) {
         extents[loop] = 1;
         continue;
       }

@@ -993,14 +993,14 @@ func.func @unstaged_close_rows(%a: tensor<19x279x15x24xf32>, %b: tensor<279x140x
 
 // 24 steps into a 40 MB output whose rows (f, 632 bytes apart) the plan's
 // cache tile (256 of 799) does not divide: the staged loops get tiles of
-// their own, h by 1 and f by as many register tiles as fit 256 KiB (408
-// rows: blocks of 408 x 158, the last of 391); at 512 bits too.
+// their own, h by 1 and f by as many register tiles as fit 128 KiB (200
+// rows: blocks of 200 x 158, the last of 199); at 512 bits too.
 // CHECK-LABEL: func.func @staged_own_tiles
-// CHECK: #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 408, 24, 128], register = [1, 8, 1, 32], stage = 2>
+// CHECK: #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 200, 24, 128], register = [1, 8, 1, 32], stage = 2>
 // AVX2-LABEL: func.func @staged_own_tiles
-// AVX2: #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 414, 24, 128], register = [1, 6, 1, 16], stage = 2>
+// AVX2: #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 204, 24, 128], register = [1, 6, 1, 16], stage = 2>
 // ZEN4-LABEL: func.func @staged_own_tiles
-// ZEN4: #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 408, 24, 128], register = [1, 8, 1, 16], stage = 2>
+// ZEN4: #einsum.strategy<contract, order = [0, 1, 3, 2], cache = [1, 200, 24, 128], register = [1, 8, 1, 16], stage = 2>
 func.func @staged_own_tiles(%a: tensor<799x79x4x6xf32>, %b: tensor<4x79x6x158xf32>) -> tensor<79x799x158xf32> {
   %r = einsum.contract "fhoe,oheb->hfb"(%a, %b) : tensor<799x79x4x6xf32>, tensor<4x79x6x158xf32>
   return %r : tensor<79x799x158xf32>
