@@ -1008,16 +1008,18 @@ static std::optional<Plan> planContract(const LoopInfo &info, unsigned lanes,
 /// thread (0.74x to 1.64x) and 1.07x on two.
 ///
 /// Since einsum-stream-copies pipelines a loop of blocks (two buffers, each
-/// block streamed out during the next one's tiles), blocks over 9 to 24
-/// steps are of at most 128 KiB, not 256: the two buffers then leave most
-/// of L2 to the operands. The 32 generated contractions of seeds 100-111
-/// whose blocks that changes ran 1.045-1.054x on one thread (two runs,
-/// 0.93x to 1.20x), 18 of them and the suite's two 1.05x on two. Over 8
-/// steps, blocks of 256 KiB instead of 512 ran 1.02x on one thread and
-/// 0.96x on two (7 cases): they stay as they were, and unpipelined above
-/// 256 KiB. Deeper staging still loses pipelined: over 25 to 64 steps, 37
-/// contractions ran 0.87x staged; rows closer than kMinStagedRowBytes
-/// 0.95x (16), rows further apart than kMaxStagedRowBytes 0.89x (41).
+/// block streamed out during the next one's tiles), blocks over 9 to 24 steps
+/// are of at most 128 KiB, not 256: the two buffers then leave most of L2 to
+/// the operands. Measured on an Intel Xeon with AVX-512 (48 KiB of L1d and 2
+/// MiB of L2 per core, the host's 512-bit schedules), not on the Zen 4 of the
+/// measurements above: the 32 generated contractions of seeds 100-111 whose
+/// blocks that changes ran 1.045-1.054x on one thread (two runs, 0.93x to
+/// 1.20x), 18 of them and the suite's two 1.05x on two. Over 8 steps, blocks of
+/// 256 KiB instead of 512 ran 1.02x on one thread and 0.96x on two (7 cases):
+/// they stay as they were, and unpipelined above 256 KiB. Deeper staging still
+/// loses pipelined: over 25 to 64 steps, 37 contractions ran 0.87x staged; rows
+/// closer than kMinStagedRowBytes 0.95x (16), rows further apart than
+/// kMaxStagedRowBytes 0.89x (41).
 static constexpr int64_t kMaxStagedDepth = 24;
 static constexpr int64_t kMaxShortStagedDepth = 8;
 static constexpr int64_t kMinStagedOutputBytes = 8 << 20;

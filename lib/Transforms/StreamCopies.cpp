@@ -39,9 +39,10 @@ using namespace mlir;
 
 /// Bytes of a cache line: each non-temporal store writes one whole.
 static constexpr int64_t kLineBytes = 64;
-/// The buffers of a pipelined loop, in all: twice that stays within half of
-/// a Zen 4's 1 MiB L2 (the operands' blocks need the rest). Blocks of
-/// 396-522 KB, staged over 8 reduction steps, ran 0.90-1.04x pipelined.
+/// The buffers of a pipelined loop, in all: twice that is half of a Zen 4's
+/// 1 MiB L2, a quarter of the 2 MiB of the Intel Xeon (AVX-512) it was
+/// measured on, where blocks of 396-522 KB, staged over 8 reduction steps,
+/// ran 0.90-1.04x pipelined (the operands' blocks need the rest).
 static constexpr int64_t kMaxPipelinedBytes = 256 << 10;
 
 /// The run of `memref` (rank `rank`) at `outer` (indices of its leading
