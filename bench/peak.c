@@ -1,8 +1,10 @@
 /* The fp32 peak of one core, measured: 12 independent chains of fused
  * multiply-adds on vectors of VECTOR_BYTES bytes (enough chains to cover the
  * FMA latency times the FMA pipes of current x86 cores). bench/run.py
- * compiles it with -march=native for each vector width the host has and
- * keeps the fastest, so that a core that splits 512-bit operations into two
+ * compiles it with -march=native and -mprefer-vector-width of VECTOR_BYTES
+ * (without it, compilers split 64-byte vectors into 256-bit halves on
+ * Intel's AVX-512 cores) for each vector width the host has and keeps the
+ * fastest, so that a core that splits 512-bit operations into two
  * 256-bit halves (AMD Zen 4) is not credited twice its throughput.
  * Prints GFLOP/s (2 flops per lane of each FMA), best of 3 runs. */
 #include <stdio.h>
