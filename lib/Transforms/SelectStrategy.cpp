@@ -1469,6 +1469,51 @@ static int64_t getCrowdedSteps(linalg::GenericOp op, const LoopInfo &info,
   return steps;
 }
 
+/// Reduction steps from which A's panels pay wherever its steps lie apart
+/// (isDeepSpreadPanel), and the least distance of those steps.
+static constexpr int64_t kMinSpreadPanelDepth = 48;
+static constexpr int64_t kMinSpreadStepBytes = 128;
+/// The least A for such panels: the contractions measured had operands of
+/// 0.5 to 8 MB (bench/contractions.py); a smaller A stays in L2 and the
+/// copy would be one more op for nothing measured.
+static constexpr int64_t kMinSpreadPanelBytes = 512 << 10;
+
+/// Whether input `input` of `op` (A, contiguous along M; `elementBytes` per
+/// element) is split into panels of the register tile's rows although its
+/// steps do not crowd one cache set: over kMinSpreadPanelDepth or more
+/// reduction steps, each kMinSpreadStepBytes or more apart along every
+/// reduction loop. Unpacked, a register tile's broadcasts read a line of a
+/// different page at every step (a 32-byte run of M), and on an Intel Xeon
+/// with 48 KiB of L1 (stop 43) the product ran at 0.7x of the same one
+/// reading A along K (atju,ajty->yatu, steps 16.5 KB apart, 98 -> 123
+/// GFLOP/s split). Interleaved A/B, medians of 3, one thread: 17 such
+/// contractions of 48 and 64 steps whose M is a whole number of tiles (3 of
+/// the suite, yerp,yexq->eqxrp 1.23x, 14 generated) 1.08x on the geomean
+/// (0.92-1.30x), 5 held-out ones 1.14x; over 24 steps or fewer the copy
+/// did not pay (6 cases, 0.73-0.98x), nor where consecutive steps share a
+/// line (M rows of 16 f32 next to each other: 3 cases, 0.93-1.01x). Where
+/// M is not a whole number of tiles, A is split first
+/// (packRowsForContraction): 30 such contractions (atju,ajty->yatu 1.26x,
+/// fqyo,fyqh->yofh 1.27x, urc,xru->crx 1.13x, 27 generated) 1.09x on one
+/// thread (0.89-1.45x), 16 of them 1.12x on two.
+static bool isDeepSpreadPanel(linalg::GenericOp op, const LoopInfo &info,
+                              unsigned input, int64_t elementBytes) {
+  auto type = cast<ShapedType>(op.getDpsInputs()[input].getType());
+  if (getReductionPoints(op) < kMinSpreadPanelDepth ||
+      saturatingMul(type.getNumElements(), elementBytes) <
+          kMinSpreadPanelBytes)
+    return false;
+  SmallVector<int64_t> strides = computeStrides(type.getShape());
+  for (auto [position, expr] :
+       llvm::enumerate(op.getIndexingMapsArray()[input].getResults())) {
+    unsigned loop = cast<AffineDimExpr>(expr).getPosition();
+    if (info.isReduction[loop] && info.ranges[loop] > 1 &&
+        saturatingMul(strides[position], elementBytes) < kMinSpreadStepBytes)
+      return false;
+  }
+  return true;
+}
+
 /// Splits the other input of a contraction (A, contiguous along M) into
 /// panels of the register tile's rows, [.., M / rows, reductions, rows],
 /// where more of its reduction steps than an L1 set holds lie a multiple of
@@ -1505,16 +1550,28 @@ static void packRowsForContraction(OpBuilder &builder, linalg::GenericOp op,
       !info.usedLoops.back().test(*mLoop))
     return;
   int64_t rows = plan->registerTiles[*mLoop];
+  int64_t elementBytes = llvm::divideCeil(bits, 8);
   int64_t nPoints = 1;
   for (unsigned loop = 0; loop < info.numLoops; ++loop)
     if (!info.isReduction[loop] && info.usedLoops[*plan->nInput].test(loop) &&
         !info.usedLoops[aInput].test(loop))
       nPoints = saturatingMul(nPoints, info.ranges[loop]);
   int64_t extent = info.ranges[*mLoop];
-  if (rows <= 1 || extent <= rows || extent % rows != 0 ||
-      nPoints < kMinCrowdedPanelColumns ||
-      getCrowdedSteps(op, info, aInput, llvm::divideCeil(bits, 8)) <= kL1Ways)
+  if (rows <= 1 || extent <= rows || nPoints < kMinCrowdedPanelColumns)
     return;
+  bool spread = isDeepSpreadPanel(op, info, aInput, elementBytes);
+  if (!spread && getCrowdedSteps(op, info, aInput, elementBytes) <= kL1Ways)
+    return;
+  // Where M is not a whole number of register tiles, the panels take its
+  // whole tiles, and the rest of its rows is a contraction of its own that
+  // reads A in place (measured with spread steps only: the 30 contractions
+  // of isDeepSpreadPanel's rest were all split so).
+  if (extent % rows != 0) {
+    if (!spread)
+      return;
+    op = splitAlongLoop(builder, op, *mLoop, llvm::alignDown(extent, rows))
+             .first;
+  }
   packOperand(builder, op, aInput, *mLoop, rows);
 }
 
@@ -1591,6 +1648,43 @@ static void collapsePack(RewriterBase &rewriter, OpOperand &input) {
 /// 9) become one vector loop of 99. The operands are collapse_shape views;
 /// a fill of the output is moved onto the collapsed view, so that it stays
 /// fusable with the tiles.
+/// The loops of `op` whose output dimension starts a part of a larger
+/// buffer's dimension: the init is (through a fill and an expand_shape) a
+/// tensor.extract_slice that takes fewer than all of a dimension's elements
+/// (splitAlongLoop's parts), and the loop is that dimension or the
+/// outermost of the dimensions expanded from it. Collapsed after another
+/// loop, such a loop would not make one strided dimension with it, and
+/// bufferization would compute the part into a buffer of its own and copy
+/// it out (a split of A's M rows, [x, w / 8] of w's 24 of 26: 0.45x).
+static llvm::SmallBitVector getPartialOutputLoops(linalg::GenericOp op) {
+  llvm::SmallBitVector partial(op.getNumLoops());
+  Value init = op.getDpsInits()[0];
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    init = fill.getDpsInits()[0];
+  auto expand = init.getDefiningOp<tensor::ExpandShapeOp>();
+  auto slice = (expand ? expand.getSrc() : init)
+                   .getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || slice.getSourceType().getRank() !=
+                    slice.getResultType().getRank())
+    return partial;
+  SmallVector<ReassociationIndices> groups;
+  if (expand)
+    groups = expand.getReassociationIndices();
+  else
+    for (int64_t dim : llvm::seq<int64_t>(0, slice.getResultType().getRank()))
+      groups.push_back({dim});
+  AffineMap outMap = op.getIndexingMapsArray().back();
+  for (auto [dim, group] : llvm::enumerate(groups)) {
+    int64_t size = slice.getResultType().getDimSize(dim);
+    if (!ShapedType::isDynamic(size) &&
+        size == slice.getSourceType().getDimSize(dim))
+      continue;
+    if (group.front() < static_cast<int64_t>(outMap.getNumResults()))
+      partial.set(outMap.getDimPosition(group.front()));
+  }
+  return partial;
+}
+
 static void collapseLoops(RewriterBase &rewriter, linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
       llvm::any_of(op.getIndexingMapsArray(), [](AffineMap map) {
@@ -1648,6 +1742,7 @@ static void collapseLoops(RewriterBase &rewriter, linalg::GenericOp op) {
               .has_value())
         next[loop] = kConflict;
   }
+  llvm::SmallBitVector partial = getPartialOutputLoops(op);
   SmallVector<bool> hasPredecessor(numLoops, false);
   for (int after : next)
     if (after >= 0)
@@ -1664,8 +1759,13 @@ static void collapseLoops(RewriterBase &rewriter, linalg::GenericOp op) {
       chain.push_back(order.size());
       order.push_back(l);
     }
-    if (chain.size() > 1)
-      groups.push_back(chain);
+    // A chain breaks before a loop that starts a part of a dimension.
+    for (size_t first = 0, i = 1; i <= chain.size(); ++i)
+      if (i == chain.size() || partial.test(order[chain[i]])) {
+        if (i - first > 1)
+          groups.emplace_back(chain.begin() + first, chain.begin() + i);
+        first = i;
+      }
   }
   // A chain of output loops comes back as an expand_shape of the result;
   // MLIR 22's expand-strided-metadata crashes on a memref.expand_shape

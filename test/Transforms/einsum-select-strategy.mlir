@@ -790,15 +790,95 @@ func.func @short_rows_stretch_batch_f64(%a: tensor<16x11x857x13xf64>, %b: tensor
 // A long reduction (64 steps) in a product with a batch loop (r): B, not
 // contiguous along the output's contiguous loop x, is packed to [r, u, x]
 // and N stays x (stored as it is), rather than N = c, A's contiguous loop,
-// with the tile stored transposed (2.2x slower). Loops: c, r, u, x.
+// with the tile stored transposed (2.2x slower). Loops: c, r, u, x. A,
+// contiguous along M = c, has its 64 reduction steps 109 KB apart: its
+// first 408 rows of c are split into panels of the register tile's 8 rows
+// (isDeepSpreadPanel), the last row is a contraction of its own that reads
+// A in place.
 // CHECK-LABEL: func.func @batch_long_reduction_packs
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%{{.*}} : tensor<393x67x64xf32>) outs(%{{.*}} : tensor<67x64x393xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0] [64, 67, 408] [1, 1, 1] : tensor<64x67x409xf32> to tensor<64x67x408xf32>
 // CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [256, 1, 64, 393], register = [8, 1, 1, 32]>
+// CHECK-SAME: ins(%{{.*}} : tensor<64x67x51x8xf32>) outs(%{{.*}} : tensor<67x51x64x8xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<51x8x67x393xf32>)
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 4, 0, 3, 2], cache = [8, 1, 64, 393, 17], register = [8, 1, 1, 32, 1]>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 408] [64, 67, 1] [1, 1, 1] : tensor<64x67x409xf32> to tensor<64x67x1xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<1x67x393xf32>)
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [1, 1, 64, 393], register = [1, 1, 1, 32]>
 func.func @batch_long_reduction_packs(%a: tensor<64x67x409xf32>, %b: tensor<393x67x64xf32>) -> tensor<409x67x393xf32> {
   %r = einsum.contract "urc,xru->crx"(%a, %b) : tensor<64x67x409xf32>, tensor<393x67x64xf32>
   return %r : tensor<409x67x393xf32>
+}
+
+// -----
+
+// A contiguous along M = y, its 64 reduction steps (j) 16.5 KB apart, each
+// a line of another page, and A of 5.3 MB: A is split into panels of the
+// register tile's 8 rows although its steps crowd no cache set
+// (isDeepSpreadPanel). y = 825 is not a whole number of tiles: its first
+// 824 rows are packed, [a, t, y / 8, j, 8], and the last is a contraction
+// of its own that reads A in place.
+// CHECK-LABEL: func.func @spread_reduction_panels
+// CHECK-SAME: (%[[B:.*]]: tensor<5x5x64x637xf32>, %[[A:.*]]: tensor<5x64x5x825xf32>)
+// CHECK: %[[WHOLE:.*]] = tensor.extract_slice %[[A]][0, 0, 0, 0] [5, 64, 5, 824] [1, 1, 1, 1]
+// CHECK: %[[SPLIT:.*]] = tensor.expand_shape %[[WHOLE]] {{\[}}[0], [1], [2], [3, 4]] output_shape [5, 64, 5, 103, 8]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[SPLIT]] : tensor<5x64x5x103x8xf32>) outs(%{{.*}} : tensor<5x5x103x64x8xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<103x8x25x637xf32>)
+// CHECK-SAME: #einsum.strategy<contract, order = [1, 4, 0, 3, 2], cache = [8, 1, 64, 512, 32], register = [8, 1, 1, 32, 1]>
+// CHECK: %[[REST:.*]] = tensor.extract_slice %[[A]][0, 0, 0, 824] [5, 64, 5, 1] [1, 1, 1, 1]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[B]], %[[REST]] : tensor<5x5x64x637xf32>, tensor<5x64x5x1xf32>) outs(%{{.*}} : tensor<1x5x5x637xf32>)
+func.func @spread_reduction_panels(%a: tensor<5x5x64x637xf32>, %b: tensor<5x64x5x825xf32>) -> tensor<825x5x5x637xf32> {
+  %r = einsum.contract "atju,ajty->yatu"(%a, %b) : tensor<5x5x64x637xf32>, tensor<5x64x5x825xf32>
+  return %r : tensor<825x5x5x637xf32>
+}
+
+// -----
+
+// The same over 24 steps: the copy does not pay, and A is read in place.
+// CHECK-LABEL: func.func @spread_short_reduction
+// CHECK-NOT: tensor.extract_slice
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<5x5x24x637xf32>, tensor<5x24x5x825xf32>)
+func.func @spread_short_reduction(%a: tensor<5x5x24x637xf32>, %b: tensor<5x24x5x825xf32>) -> tensor<825x5x5x637xf32> {
+  %r = einsum.contract "atju,ajty->yatu"(%a, %b) : tensor<5x5x24x637xf32>, tensor<5x24x5x825xf32>
+  return %r : tensor<825x5x5x637xf32>
+}
+
+// -----
+
+// An A of 500 KB, which stays in L2: read in place.
+// CHECK-LABEL: func.func @spread_small_operand
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<5x5x64x637xf32>, tensor<5x64x5x80xf32>)
+func.func @spread_small_operand(%a: tensor<5x5x64x637xf32>, %b: tensor<5x64x5x80xf32>) -> tensor<80x5x5x637xf32> {
+  %r = einsum.contract "atju,ajty->yatu"(%a, %b) : tensor<5x5x64x637xf32>, tensor<5x64x5x80xf32>
+  return %r : tensor<80x5x5x637xf32>
+}
+
+// -----
+
+// A split along M = w (24 of 26 rows in panels): the whole part's output is
+// a slice of 24 of w's 26, so its panel loop (w / 8 = 3) cannot be
+// collapsed with x before it, which would not be one strided dimension of
+// the output (bufferization copied the part out of a buffer of its own:
+// 0.45x). The loops stay [d, x, w / 8, 8, p, q, f].
+// CHECK-LABEL: func.func @split_rows_keep_loops
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<7x30x3x64x8xf32>)
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<42x30x3x8x7x56xf32>)
+// CHECK-NOT: tensor<42x90x8x7x56xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3], [4], [5]] : tensor<42x30x3x8x7x56xf32> into tensor<42x30x24x7x56xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 24] [64, 7, 30, 2] [1, 1, 1, 1]
+func.func @split_rows_keep_loops(%a: tensor<64x42x7x56xf32>, %b: tensor<64x7x30x26xf32>) -> tensor<42x30x26x7x56xf32> {
+  %r = einsum.contract "qdpf,qpxw->dxwpf"(%a, %b) : tensor<64x42x7x56xf32>, tensor<64x7x30x26xf32>
+  return %r : tensor<42x30x26x7x56xf32>
 }
 
 // -----
