@@ -20,6 +20,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -260,11 +261,11 @@ static void lowerStreamCopy(RewriterBase &rewriter, linalg::CopyOp copy) {
   rewriter.eraseOp(copy);
 }
 
-/// The buffer that `memref` views (through view-like ops), or itself.
-static Value getViewRoot(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  return memref;
+/// The buffer that `value` views (upstream's skipViewLikeOps), or itself
+/// where it is not a memref.
+static Value getViewRoot(Value value) {
+  auto memref = dyn_cast<MemrefValue>(value);
+  return memref ? memref::skipViewLikeOps(memref) : value;
 }
 
 /// Adds to `slice` (in order of definition) the ops of `body` that `value`
