@@ -1564,8 +1564,8 @@ static void packRowsForContraction(OpBuilder &builder, linalg::GenericOp op,
     return;
   // Where M is not a whole number of register tiles, the panels take its
   // whole tiles, and the rest of its rows is a contraction of its own that
-  // reads A in place (measured with spread steps only: the 30 contractions
-  // of isDeepSpreadPanel's rest were all split so).
+  // reads A in place. Only for spread steps, where it was measured (30
+  // contractions, isDeepSpreadPanel); crowded ones keep whole tiles only.
   if (extent % rows != 0) {
     if (!spread)
       return;
@@ -1637,17 +1637,6 @@ static void collapsePack(RewriterBase &rewriter, OpOperand &input) {
   }
 }
 
-/// Collapses chains of loops of one kind (reductions, or parallel loops) that
-/// are adjacent, in the same order, in every operand that uses them, after
-/// an interchange that makes each chain contiguous among the loops
-/// (upstream interchangeGenericOp and collapseOpIterationDims): in ijk->i,
-/// (j, k) is one contiguous stretch of each input row, reduced as one long
-/// vector loop, not as 256 short rows each closed by a horizontal
-/// reduction; in a packed
-/// contraction, the output's trailing loops of one operand (e, s of 11 and
-/// 9) become one vector loop of 99. The operands are collapse_shape views;
-/// a fill of the output is moved onto the collapsed view, so that it stays
-/// fusable with the tiles.
 /// The loops of `op` whose output dimension starts a part of a larger
 /// buffer's dimension: the init is (through a fill and an expand_shape) a
 /// tensor.extract_slice that takes fewer than all of a dimension's elements
@@ -1685,6 +1674,17 @@ static llvm::SmallBitVector getPartialOutputLoops(linalg::GenericOp op) {
   return partial;
 }
 
+/// Collapses chains of loops of one kind (reductions, or parallel loops) that
+/// are adjacent, in the same order, in every operand that uses them, after
+/// an interchange that makes each chain contiguous among the loops
+/// (upstream interchangeGenericOp and collapseOpIterationDims): in ijk->i,
+/// (j, k) is one contiguous stretch of each input row, reduced as one long
+/// vector loop, not as 256 short rows each closed by a horizontal
+/// reduction; in a packed
+/// contraction, the output's trailing loops of one operand (e, s of 11 and
+/// 9) become one vector loop of 99. The operands are collapse_shape views;
+/// a fill of the output is moved onto the collapsed view, so that it stays
+/// fusable with the tiles.
 static void collapseLoops(RewriterBase &rewriter, linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
       llvm::any_of(op.getIndexingMapsArray(), [](AffineMap map) {
