@@ -1471,7 +1471,7 @@ static int64_t getCrowdedSteps(linalg::GenericOp op, const LoopInfo &info,
 
 /// Reduction steps from which A's panels pay wherever its steps lie apart
 /// (isDeepSpreadPanel), and the least distance of those steps.
-static constexpr int64_t kMinSpreadPanelDepth = 48;
+static constexpr int64_t kMinSpreadPanelDepth = 40;
 static constexpr int64_t kMinSpreadStepBytes = 128;
 /// The least A for such panels: the contractions measured had operands of
 /// 0.5 to 8 MB (bench/contractions.py); a smaller A stays in L2 and the
@@ -1489,8 +1489,10 @@ static constexpr int64_t kMinSpreadPanelBytes = 512 << 10;
 /// GFLOP/s split). Interleaved A/B, medians of 3, one thread: 17 such
 /// contractions of 48 and 64 steps whose M is a whole number of tiles (3 of
 /// the suite, yerp,yexq->eqxrp 1.23x, 14 generated) 1.08x on the geomean
-/// (0.92-1.30x), 5 held-out ones 1.14x; over 24 steps or fewer the copy
-/// did not pay (6 cases, 0.73-0.98x), nor where consecutive steps share a
+/// (0.92-1.30x), 5 held-out ones 1.14x; 15 generated over 40 steps 1.10x
+/// (0.81-1.30x), 1.04x on two threads; over 32 steps 1.02x (15 cases,
+/// 0.81-1.37x) and over 24 or fewer the copy did not pay (6 cases,
+/// 0.73-0.98x), nor where consecutive steps share a
 /// line (M rows of 16 f32 next to each other: 3 cases, 0.93-1.01x). Where
 /// M is not a whole number of tiles, A is split first
 /// (packRowsForContraction): 30 such contractions (atju,ajty->yatu 1.26x,

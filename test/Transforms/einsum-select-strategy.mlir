@@ -840,6 +840,27 @@ func.func @spread_reduction_panels(%a: tensor<5x5x64x637xf32>, %b: tensor<5x64x5
 
 // -----
 
+// From 40 steps on (kMinSpreadPanelDepth) A is split so; over 32 it is not.
+// CHECK-LABEL: func.func @spread_forty_steps
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2], [3, 4]] output_shape [5, 40, 5, 103, 8]
+func.func @spread_forty_steps(%a: tensor<5x5x40x637xf32>, %b: tensor<5x40x5x825xf32>) -> tensor<825x5x5x637xf32> {
+  %r = einsum.contract "atju,ajty->yatu"(%a, %b) : tensor<5x5x40x637xf32>, tensor<5x40x5x825xf32>
+  return %r : tensor<825x5x5x637xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @spread_thirty_two_steps
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<5x5x32x637xf32>, tensor<5x32x5x825xf32>)
+func.func @spread_thirty_two_steps(%a: tensor<5x5x32x637xf32>, %b: tensor<5x32x5x825xf32>) -> tensor<825x5x5x637xf32> {
+  %r = einsum.contract "atju,ajty->yatu"(%a, %b) : tensor<5x5x32x637xf32>, tensor<5x32x5x825xf32>
+  return %r : tensor<825x5x5x637xf32>
+}
+
+// -----
+
 // The same over 24 steps: the copy does not pay, and A is read in place.
 // CHECK-LABEL: func.func @spread_short_reduction
 // CHECK-NOT: tensor.extract_slice
@@ -957,11 +978,14 @@ func.func @wide_short_rows_far_apart(%a: tensor<8x1079x82xf32>, %b: tensor<1079x
 // -----
 
 // Rows of 129 columns over 40 reduction steps are long enough: r stays
-// outside M.
+// outside M (loop d1, first in the order). A (rjx, contiguous along M = x,
+// its 40 steps 852 bytes apart) is split into panels of 8 rows
+// (isDeepSpreadPanel): 208 rows in 26 panels, loop d4, and a rest of 5.
 // CHECK-LABEL: func.func @rows_past_short_bound
-// CHECK: linalg.generic
-// CHECK: linalg.generic
-// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [216, 1, 40, 129],
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<26x8x1079x129xf32>)
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 4, 0, 3, 2], cache = [8, 1, 40, 129, 26],
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<5x1079x129xf32>)
+// CHECK-SAME: einsum.strategy = #einsum.strategy<contract, order = [1, 0, 3, 2], cache = [5, 1, 40, 129],
 func.func @rows_past_short_bound(%a: tensor<40x1079x129xf32>, %b: tensor<1079x40x213xf32>) -> tensor<213x1079x129xf32> {
   %r = einsum.contract "jrg,rjx->xrg"(%a, %b) : tensor<40x1079x129xf32>, tensor<1079x40x213xf32>
   return %r : tensor<213x1079x129xf32>
